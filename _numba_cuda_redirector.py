@@ -1,0 +1,147 @@
+"""Make ``numba.cuda`` (and every ``numba.cuda.X``) load ``numba_cuda``.
+
+Imported at interpreter start by ``numba_cuda_redirector.pth``.  It installs a
+meta-path finder that answers for the exact ``numba.cuda`` prefix by importing
+the matching ``numba_cuda`` module and handing back *that same module
+object*, so ``numba.cuda is numba_cuda`` and ``numba.cuda.X is
+numba_cuda.X``: never two copies of one module.
+
+Rules:
+
+* ``NUMBA_CUDA_REDIRECT=0`` (or ``false``/``no``/``off``) turns the redirect
+  off; Numba's built-in ``numba.cuda`` is then used.
+* Nothing here may break ``import numba``: if ``numba_cuda`` fails to import,
+  a warning says why and the import falls through to Numba's built-in target.
+* Only names equal to ``numba.cuda`` or starting with ``numba.cuda.`` are
+  redirected (``foo.numba.cuda`` and ``numba.cudax`` are not).
+
+This module imports nothing heavy at start-up; ``numba_cuda`` itself is only
+imported when ``numba.cuda`` is.
+"""
+
+import os
+import sys
+
+SOURCE = "numba.cuda"
+TARGET = "numba_cuda"
+ENV_SWITCH = "NUMBA_CUDA_REDIRECT"
+
+
+def enabled():
+    """True unless ``NUMBA_CUDA_REDIRECT`` is set to a false value."""
+    value = os.environ.get(ENV_SWITCH, "1").strip().lower()
+    return value not in ("0", "false", "no", "off")
+
+
+def _target_name(fullname):
+    if fullname == SOURCE:
+        return TARGET
+    if fullname.startswith(SOURCE + "."):
+        return TARGET + fullname[len(SOURCE):]
+    return None
+
+
+class _AliasLoader:
+    """Loader whose module *is* an already-imported ``numba_cuda`` module."""
+
+    def __init__(self, module):
+        self._module = module
+
+    def create_module(self, spec):
+        return self._module
+
+    def exec_module(self, module):
+        pass
+
+
+class NumbaCudaRedirector:
+    """Meta-path finder mapping ``numba.cuda[.X]`` onto ``numba_cuda[.X]``."""
+
+    # Set when importing numba_cuda failed once: from then on the built-in is
+    # used for the whole process, so the two targets are never mixed.
+    failed = False
+
+    def find_spec(self, fullname, path=None, target=None):
+        target_name = _target_name(fullname)
+        if target_name is None or self.failed:
+            return None
+        if fullname != SOURCE:
+            # Submodules follow whatever numba.cuda turned out to be.
+            parent = sys.modules.get(SOURCE)
+            if parent is None or parent is not sys.modules.get(TARGET):
+                return None
+        import importlib
+        import importlib.util
+
+        try:
+            module = importlib.import_module(target_name)
+        except ModuleNotFoundError as exc:
+            if fullname != SOURCE and exc.name == target_name:
+                return None  # plain "No module named numba.cuda.X"
+            return self._fail(fullname, exc)
+        except Exception as exc:  # noqa: BLE001 - anything, never break numba
+            if fullname == SOURCE:
+                return self._fail(fullname, exc)
+            raise
+        spec = importlib.util.spec_from_loader(
+            fullname, _AliasLoader(module), is_package=hasattr(module, "__path__")
+        )
+        return spec
+
+    def _fail(self, fullname, exc):
+        import warnings
+
+        type(self).failed = True
+        sys.modules.pop(TARGET, None)
+        warnings.warn(
+            f"numba-cuda could not be imported ({type(exc).__name__}: {exc}); "
+            f"'{fullname}' falls back to Numba's built-in CUDA target. "
+            f"Set {ENV_SWITCH}=0 to silence this by always using the built-in.",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        return None
+
+
+def install():
+    """Put the finder first on ``sys.meta_path`` (idempotent)."""
+    for finder in sys.meta_path:
+        if isinstance(finder, NumbaCudaRedirector) or type(finder).__name__ == "NumbaCudaRedirector":
+            return finder
+    finder = NumbaCudaRedirector()
+    sys.meta_path.insert(0, finder)
+    return finder
+
+
+def alias_existing():
+    """Register already-imported ``numba_cuda`` modules under ``numba.cuda``.
+
+    Called by ``numba_cuda`` itself, for processes where the ``.pth`` did not
+    run and ``numba_cuda`` was imported directly.
+    """
+    target = sys.modules.get(TARGET)
+    if target is None:
+        return
+    current = sys.modules.get(SOURCE)
+    if current is not None and current is not target:
+        return  # the built-in was imported first; leave it alone
+    for name, module in list(sys.modules.items()):
+        if name == TARGET or name.startswith(TARGET + "."):
+            sys.modules.setdefault(SOURCE + name[len(TARGET):], module)
+    numba = sys.modules.get("numba")
+    if numba is not None and getattr(numba, "cuda", None) is not target:
+        try:
+            numba.cuda = target
+        except Exception:  # noqa: BLE001
+            pass
+
+
+def _main():
+    try:
+        if enabled():
+            install()
+    except Exception:  # noqa: BLE001 - a .pth must never break start-up
+        pass
+
+
+_main()

@@ -1,0 +1,71 @@
+"""Where each public ``numba.cuda`` name lives.
+
+``numba_cuda/__init__.py`` resolves names lazily through this table so that
+``from numba import cuda`` imports almost nothing.  Each subsystem owns its
+section; add a name here when you add it to the public API.  Names not listed
+fall back to importing a submodule of the same name (``cuda.random``).
+
+With ``NUMBA_ENABLE_CUDASIM=1`` every name is looked up in
+``numba_cuda.simulator.api`` instead, which must provide the same public API.
+"""
+
+# ---- compiler: decorators and compile entry points --------------------------
+_COMPILER = "numba_cuda.compiler.api"
+COMPILER = {
+    name: _COMPILER
+    for name in (
+        "jit",
+        "compile",
+        "compile_ptx",
+        "compile_ptx_for_current_device",
+        "compile_for_current_device",
+        "declare_device",
+    )
+}
+
+# ---- kernel language: objects usable inside kernels -------------------------
+_STUBS = "numba_cuda.lang.stubs"
+KERNEL_LANGUAGE = {
+    name: _STUBS
+    for name in (
+        # indexing
+        "threadIdx", "blockIdx", "blockDim", "gridDim", "laneid", "warpsize",
+        "grid", "gridsize",
+        # memory
+        "shared", "local", "const",
+        # synchronisation and fences
+        "syncthreads", "syncthreads_count", "syncthreads_and", "syncthreads_or",
+        "syncwarp", "threadfence", "threadfence_block", "threadfence_system",
+        # atomics
+        "atomic",
+        # bit and arithmetic intrinsics
+        "popc", "clz", "ffs", "brev", "fma", "cbrt", "selp",
+        # warp-level (issue 5)
+        "shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync",
+        "all_sync", "any_sync", "eq_sync", "ballot_sync", "match_any_sync",
+        "match_all_sync", "activemask", "lanemask_lt",
+        # misc (issue 5)
+        "nanosleep", "fp16", "cg",
+    )
+}
+
+# ---- runtime: devices, memory, streams, events, interop ---------------------
+_RUNTIME = "numba_cuda.runtime.api"
+RUNTIME = {
+    name: _RUNTIME
+    for name in (
+        "is_available", "detect", "gpus", "list_devices", "select_device",
+        "get_current_device", "current_context", "close", "require_context",
+        "to_device", "device_array", "device_array_like", "pinned_array",
+        "pinned_array_like", "mapped_array", "mapped_array_like",
+        "managed_array", "pinned", "mapped",
+        "stream", "default_stream", "per_thread_default_stream",
+        "legacy_default_stream", "external_stream", "event", "synchronize",
+        "as_cuda_array", "is_cuda_array", "from_cuda_array_interface",
+        "DeviceNDArray", "profile_start", "profile_stop", "profiling",
+    )
+}
+
+GPU = {**COMPILER, **KERNEL_LANGUAGE, **RUNTIME}
+
+SIMULATOR_API = "numba_cuda.simulator.api"

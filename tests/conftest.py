@@ -1,0 +1,41 @@
+"""Shared pytest configuration.
+
+Tests marked ``@pytest.mark.gpu`` need an NVIDIA driver and at least one
+device; without them they are skipped with the reason found here.
+"""
+
+import functools
+import os
+
+import pytest
+
+
+@functools.lru_cache(maxsize=None)
+def gpu_unavailable_reason():
+    """None when a GPU can be used, else a sentence saying why not."""
+    if os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0"):
+        return "NUMBA_ENABLE_CUDASIM is set: the simulator is in use"
+    try:
+        from cuda.bindings import driver
+    except Exception as exc:  # noqa: BLE001
+        return f"cuda-bindings is not importable ({exc})"
+    try:
+        (err,) = driver.cuInit(0)
+    except Exception as exc:  # noqa: BLE001
+        return f"no NVIDIA driver (libcuda) could be loaded: {exc}"
+    if err != driver.CUresult.CUDA_SUCCESS:
+        return f"cuInit failed: {err.name}"
+    err, count = driver.cuDeviceGetCount()
+    if err != driver.CUresult.CUDA_SUCCESS or count == 0:
+        return "the NVIDIA driver reports no CUDA device"
+    return None
+
+
+def pytest_collection_modifyitems(config, items):
+    reason = None
+    for item in items:
+        if "gpu" in item.keywords:
+            if reason is None:
+                reason = gpu_unavailable_reason() or ""
+            if reason:
+                item.add_marker(pytest.mark.skip(reason=f"needs a GPU: {reason}"))
