@@ -1,0 +1,16 @@
+"""The kernel language: typing and lowering of ``cuda.*`` features, one module per family.
+
+Each family module (``indexing``, ``memory``, ``sync``, ``atomics``,
+``mathfuncs``, ``bits`` ...) defines two module-level objects:
+
+* ``typing_registry``   -- a ``numba.core.typing.templates.Registry``
+* ``lowering_registry`` -- a ``numba.core.imputils.Registry``
+
+and lists itself in ``FAMILY_MODULES`` below.  The CUDA typing and target
+contexts (``numba_cuda.compiler``) install every listed registry when they
+are first built.  The Python-side objects are in ``numba_cuda.lang.stubs``.
+"""
+
+FAMILY_MODULES = (
+    # filled in by the families as they land, e.g. "numba_cuda.lang.indexing"
+)

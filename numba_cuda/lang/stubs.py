@@ -1,0 +1,149 @@
+"""The Python objects behind the kernel language (``cuda.threadIdx``, ``cuda.syncthreads`` ...).
+
+These objects do nothing by themselves: inside a ``@cuda.jit`` function the
+compiler recognises them (by identity) and types and lowers them; the
+typing/lowering of each family lives in its own module of ``numba_cuda.lang``.
+Used outside a kernel they raise an error that says so.  Namespaces
+(``cuda.shared``, ``cuda.atomic`` ...) are module objects so that Numba types
+``cuda.atomic.add`` as an attribute of a module.
+
+Add a stub here when a family gains a new public name, and list it in
+``numba_cuda/_exports.py``.
+"""
+
+import types as _pytypes
+
+
+class KernelOnlyError(RuntimeError):
+    """A kernel-language object was used outside a CUDA kernel or device function."""
+
+
+class Stub:
+    """Base of every kernel-language object; ``qualname`` is its public spelling."""
+
+    __slots__ = ("qualname", "__doc__")
+
+    def __init__(self, qualname, doc=""):
+        self.qualname = qualname
+        self.__doc__ = doc
+
+    def __repr__(self):
+        return f"<numba.cuda kernel-language object {self.qualname}>"
+
+    def __reduce__(self):
+        return self.qualname  # pickled by reference (resolved through numba_cuda)
+
+
+class FunctionStub(Stub):
+    """A function callable only inside kernels and device functions."""
+
+    __slots__ = ()
+
+    def __call__(self, *args, **kwargs):
+        raise KernelOnlyError(
+            f"{self.qualname}() can only be called inside a function compiled with "
+            f"@cuda.jit (or run under the simulator, NUMBA_ENABLE_CUDASIM=1)"
+        )
+
+
+class Dim3Stub(Stub):
+    """``threadIdx``/``blockIdx``/``blockDim``/``gridDim``: read ``.x``, ``.y``, ``.z`` in a kernel."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name):
+        if name in ("x", "y", "z"):
+            raise KernelOnlyError(f"{self.qualname}.{name} is only meaningful inside a CUDA kernel")
+        raise AttributeError(name)
+
+
+class ValueStub(Stub):
+    """A per-thread value such as ``cuda.laneid`` or ``cuda.warpsize``."""
+
+    __slots__ = ()
+
+
+def _namespace(name, doc, **members):
+    module = _pytypes.ModuleType(f"numba.cuda.{name}", doc)
+    for member_name, member in members.items():
+        setattr(module, member_name, member)
+    return module
+
+
+def _fn(qualname, doc=""):
+    return FunctionStub(f"numba.cuda.{qualname}", doc)
+
+
+# ---- indexing ----------------------------------------------------------------
+threadIdx = Dim3Stub("numba.cuda.threadIdx", "Index of the thread in its block (x, y, z).")
+blockIdx = Dim3Stub("numba.cuda.blockIdx", "Index of the block in the grid (x, y, z).")
+blockDim = Dim3Stub("numba.cuda.blockDim", "Threads per block (x, y, z).")
+gridDim = Dim3Stub("numba.cuda.gridDim", "Blocks per grid (x, y, z).")
+laneid = ValueStub("numba.cuda.laneid", "Index of the thread in its warp, 0..warpsize-1.")
+warpsize = ValueStub("numba.cuda.warpsize", "Threads per warp (32).")
+grid = _fn("grid", "grid(ndim): the absolute thread position, an int or a tuple of ndim ints.")
+gridsize = _fn("gridsize", "gridsize(ndim): the total number of threads in the grid per dimension.")
+
+# ---- memory --------------------------------------------------------------------
+shared = _namespace(
+    "shared",
+    "Block-shared memory.",
+    array=_fn("shared.array", "shared.array(shape, dtype): a block-shared array; shape=0 sizes it at launch."),
+)
+local = _namespace(
+    "local",
+    "Thread-local memory.",
+    array=_fn("local.array", "local.array(shape, dtype): a per-thread array."),
+)
+const = _namespace(
+    "const",
+    "Constant memory.",
+    array_like=_fn("const.array_like", "const.array_like(ndarray): a copy of a global array in constant memory."),
+)
+
+# ---- synchronisation -------------------------------------------------------------
+syncthreads = _fn("syncthreads", "Barrier for all threads of the block.")
+syncthreads_count = _fn("syncthreads_count", "Barrier; returns how many threads passed a true predicate.")
+syncthreads_and = _fn("syncthreads_and", "Barrier; returns 1 if the predicate is true for all threads.")
+syncthreads_or = _fn("syncthreads_or", "Barrier; returns 1 if the predicate is true for any thread.")
+syncwarp = _fn("syncwarp", "syncwarp(mask=0xffffffff): barrier for the threads of a warp in mask.")
+threadfence = _fn("threadfence", "Memory fence at device scope.")
+threadfence_block = _fn("threadfence_block", "Memory fence at block scope.")
+threadfence_system = _fn("threadfence_system", "Memory fence at system scope.")
+
+# ---- atomics ---------------------------------------------------------------------
+_ATOMIC_OPS = (
+    "add", "sub", "max", "min", "nanmax", "nanmin", "and_", "or_", "xor",
+    "exch", "inc", "dec", "compare_and_swap", "cas",
+)
+atomic = _namespace(
+    "atomic",
+    "Atomic read-modify-write operations on global or shared arrays; each returns the old value.",
+    **{op: _fn(f"atomic.{op}") for op in _ATOMIC_OPS},
+)
+
+# ---- bit and arithmetic intrinsics --------------------------------------------------
+popc = _fn("popc", "Number of set bits.")
+clz = _fn("clz", "Number of leading zero bits.")
+ffs = _fn("ffs", "Position (1-based) of the least significant set bit, 0 if none.")
+brev = _fn("brev", "Bit reversal.")
+fma = _fn("fma", "Fused multiply-add a * b + c with a single rounding.")
+cbrt = _fn("cbrt", "Cube root.")
+selp = _fn("selp", "selp(pred, a, b): a if pred else b, without branching.")
+
+# ---- warp level --------------------------------------------------------------------
+shfl_sync = _fn("shfl_sync", "shfl_sync(mask, value, src_lane)")
+shfl_up_sync = _fn("shfl_up_sync", "shfl_up_sync(mask, value, delta)")
+shfl_down_sync = _fn("shfl_down_sync", "shfl_down_sync(mask, value, delta)")
+shfl_xor_sync = _fn("shfl_xor_sync", "shfl_xor_sync(mask, value, lane_mask)")
+all_sync = _fn("all_sync", "all_sync(mask, predicate)")
+any_sync = _fn("any_sync", "any_sync(mask, predicate)")
+eq_sync = _fn("eq_sync", "eq_sync(mask, predicate)")
+ballot_sync = _fn("ballot_sync", "ballot_sync(mask, predicate)")
+match_any_sync = _fn("match_any_sync", "match_any_sync(mask, value)")
+match_all_sync = _fn("match_all_sync", "match_all_sync(mask, value) -> (mask, pred)")
+activemask = _fn("activemask", "Mask of the currently active threads of the warp.")
+lanemask_lt = _fn("lanemask_lt", "Mask of the lanes below the calling thread's lane.")
+
+# ---- misc ------------------------------------------------------------------------------
+nanosleep = _fn("nanosleep", "nanosleep(ns): suspend the thread for about ns nanoseconds.")
