@@ -21,8 +21,6 @@ class KernelOnlyError(RuntimeError):
 class Stub:
     """Base of every kernel-language object; ``qualname`` is its public spelling."""
 
-    __slots__ = ("qualname", "__doc__")
-
     def __init__(self, qualname, doc=""):
         self.qualname = qualname
         self.__doc__ = doc
@@ -37,8 +35,6 @@ class Stub:
 class FunctionStub(Stub):
     """A function callable only inside kernels and device functions."""
 
-    __slots__ = ()
-
     def __call__(self, *args, **kwargs):
         raise KernelOnlyError(
             f"{self.qualname}() can only be called inside a function compiled with "
@@ -49,8 +45,6 @@ class FunctionStub(Stub):
 class Dim3Stub(Stub):
     """``threadIdx``/``blockIdx``/``blockDim``/``gridDim``: read ``.x``, ``.y``, ``.z`` in a kernel."""
 
-    __slots__ = ()
-
     def __getattr__(self, name):
         if name in ("x", "y", "z"):
             raise KernelOnlyError(f"{self.qualname}.{name} is only meaningful inside a CUDA kernel")
@@ -59,8 +53,6 @@ class Dim3Stub(Stub):
 
 class ValueStub(Stub):
     """A per-thread value such as ``cuda.laneid`` or ``cuda.warpsize``."""
-
-    __slots__ = ()
 
 
 def _namespace(name, doc, **members):
