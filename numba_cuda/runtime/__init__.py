@@ -1,0 +1,9 @@
+"""The GPU runtime: driver, devices and contexts, memory, streams and events,
+array interop (CUDA Array Interface, DLPack) and kernel launch.
+
+Everything goes through NVIDIA's ``cuda.bindings.driver``.  Nothing here
+touches the driver at import time: the driver is initialised on first real
+use (``numba_cuda.runtime.cudriver.driver()``), and without a driver that
+first use raises :class:`numba_cuda.errors.CudaSupportError`.  The public
+names live in :mod:`numba_cuda.runtime.api`.
+"""
