@@ -83,6 +83,12 @@ class NumbaCudaRedirector:
             if fullname == SOURCE:
                 return self._fail(fullname, exc)
             raise
+        # numba_cuda may have registered itself under ``fullname`` while it was
+        # being imported (alias_existing).  Leave the entry to the import system:
+        # if it is present, importlib re-executes the module's *own* spec and
+        # creates a second copy of it.
+        if sys.modules.get(fullname) is module:
+            del sys.modules[fullname]
         spec = importlib.util.spec_from_loader(
             fullname, _AliasLoader(module), is_package=hasattr(module, "__path__")
         )
@@ -120,16 +126,16 @@ def alias_existing():
     run and ``numba_cuda`` was imported directly.
     """
     target = sys.modules.get(TARGET)
-    if target is None:
-        return
+    numba = sys.modules.get("numba")
+    if target is None or numba is None:
+        return  # a later ``import numba.cuda`` goes through the finder
     current = sys.modules.get(SOURCE)
     if current is not None and current is not target:
         return  # the built-in was imported first; leave it alone
     for name, module in list(sys.modules.items()):
         if name == TARGET or name.startswith(TARGET + "."):
             sys.modules.setdefault(SOURCE + name[len(TARGET):], module)
-    numba = sys.modules.get("numba")
-    if numba is not None and getattr(numba, "cuda", None) is not target:
+    if getattr(numba, "cuda", None) is not target:
         try:
             numba.cuda = target
         except Exception:  # noqa: BLE001

@@ -84,12 +84,12 @@ def _alias_as_numba_cuda():
         return
     if not _env_flag("NUMBA_CUDA_REDIRECT", "1"):
         return
-    existing = _sys.modules.get("numba.cuda")
-    if existing is None:
-        _sys.modules["numba.cuda"] = _sys.modules[__name__]
-        numba = _sys.modules.get("numba")
-        if numba is not None:
-            numba.cuda = _sys.modules[__name__]
+    # The redirector module ships beside this package; without it (a broken
+    # install) alias what we can by hand.
+    if "numba.cuda" not in _sys.modules:
+        import numba
+
+        _sys.modules["numba.cuda"] = numba.cuda = _sys.modules[__name__]
 
 
 _alias_as_numba_cuda()
