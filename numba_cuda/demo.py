@@ -11,6 +11,8 @@ import os
 import subprocess
 import sys
 
+from numba import float64
+
 N = 4096
 THREADS = 128
 
@@ -25,7 +27,7 @@ def _kernels(cuda):
     @cuda.jit
     def block_sums(values, sums):
         # One partial sum per block: a tree reduction in shared memory.
-        tile = cuda.shared.array(THREADS, dtype=numba_float64())
+        tile = cuda.shared.array(THREADS, dtype=float64)
         tid = cuda.threadIdx.x
         i = cuda.grid(1)
         tile[tid] = values[i] if i < values.size else 0.0
@@ -40,12 +42,6 @@ def _kernels(cuda):
             sums[cuda.blockIdx.x] = tile[0]
 
     return saxpy, block_sums
-
-
-def numba_float64():
-    import numba
-
-    return numba.float64
 
 
 def _where(cuda):
@@ -90,12 +86,10 @@ def _run(cuda, out):
 def _show_ptx(out):
     """Compile the saxpy kernel to PTX with the real libNVVM (no GPU needed)."""
     try:
-        import numba
         from numba import cuda
 
         saxpy, _ = _kernels(cuda)
-        ptx, _ = cuda.compile_ptx(saxpy.py_func, (numba.float64, numba.float64[::1],
-                                                  numba.float64[::1], numba.float64[::1]))
+        ptx, _ = cuda.compile_ptx(saxpy.py_func, (float64, float64[::1], float64[::1], float64[::1]))
     except Exception as exc:  # noqa: BLE001 - a demo reports, it does not crash
         print(f"(PTX compilation not available here: {type(exc).__name__}: {exc})", file=out)
         return
