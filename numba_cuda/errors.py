@@ -46,3 +46,7 @@ class DriverError(CudaError, RuntimeError):
 
 class LaunchConfigError(CudaError, ValueError):
     """A kernel launch configuration is invalid for the device it targets."""
+
+
+class CacheError(CudaError, RuntimeError):
+    """``cache=True`` cannot work for this function (no source file, no writable directory)."""

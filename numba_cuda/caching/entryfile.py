@@ -1,0 +1,117 @@
+"""One cache entry per file: an integrity-checked container, written atomically.
+
+Layout of an entry file::
+
+    magic (8 bytes) | format version (u32, big endian) | body length (u64) | sha256(body) (32 bytes) | body
+
+where ``body`` is ``pickle.dumps((key, payload))``.  ``key`` is the full key the
+entry was stored under; a reader compares it with the key it wants, so a file
+name collision or a copied file can never hand back someone else's code.
+
+Writers write a temporary file in the same directory and ``os.replace`` it over
+the entry: a reader sees either the old complete file or the new complete file,
+never a mix, even with many processes writing the same entry at once.  There is
+no shared index to tear: each key is its own file.
+"""
+
+import hashlib
+import os
+import pickle
+import struct
+import tempfile
+import time
+
+MAGIC = b"NBCUDA\x00E"
+FORMAT_VERSION = 1
+_HEADER = struct.Struct(">8sIQ32s")
+
+
+class EntryCorrupt(Exception):
+    """The file is not a complete, intact entry (truncated, garbled, unreadable)."""
+
+
+class EntryStale(Exception):
+    """The file is intact but holds another key or an older/newer file format."""
+
+
+def encode(key, payload):
+    """The bytes of an entry file holding ``payload`` under ``key``."""
+    body = pickle.dumps((key, payload), protocol=pickle.HIGHEST_PROTOCOL)
+    return _HEADER.pack(MAGIC, FORMAT_VERSION, len(body), hashlib.sha256(body).digest()) + body
+
+
+def decode(data, key):
+    """The payload in ``data`` (an entry file's bytes) if it was stored under ``key``.
+
+    Raises EntryCorrupt or EntryStale (with a reason) otherwise.
+    """
+    if len(data) < _HEADER.size:
+        raise EntryCorrupt(f"truncated: {len(data)} bytes, shorter than the {_HEADER.size}-byte header")
+    magic, version, length, digest = _HEADER.unpack_from(data)
+    if magic != MAGIC:
+        raise EntryCorrupt("not a numba-cuda cache entry (bad magic bytes)")
+    if version != FORMAT_VERSION:
+        raise EntryStale(f"entry format {version}, this numba-cuda reads format {FORMAT_VERSION}")
+    body = data[_HEADER.size:]
+    if len(body) != length:
+        raise EntryCorrupt(f"truncated: body holds {len(body)} of {length} bytes")
+    if hashlib.sha256(body).digest() != digest:
+        raise EntryCorrupt("checksum mismatch (garbled contents)")
+    try:
+        stored_key, payload = pickle.loads(body)
+    except Exception as exc:  # noqa: BLE001 - any unpickling failure means unusable
+        raise EntryCorrupt(f"cannot unpickle: {type(exc).__name__}: {exc}") from exc
+    if stored_key != key:
+        raise EntryStale("entry was stored under a different key")
+    return payload
+
+
+def read(path, key):
+    """The payload stored at ``path`` under ``key``; None when there is no such file.
+
+    Raises EntryCorrupt / EntryStale as :func:`decode` does.
+    """
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise EntryCorrupt(f"cannot read: {exc}") from exc
+    return decode(data, key)
+
+
+def write(path, key, payload):
+    """Atomically (re)place the entry file at ``path``.
+
+    Returns True on success.  OSErrors (full disk, permissions, a Windows reader
+    holding the target open for longer than the retries) leave no partial file
+    behind and are re-raised for the caller to report.
+    """
+    data = encode(key, payload)
+    directory = os.path.dirname(path)
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".nbcu")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        _replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return True
+
+
+def _replace(src, dst, attempts=5):
+    # POSIX rename is atomic and never fails because a reader has dst open; on
+    # Windows it can, transiently: retry a few times before giving up.
+    for attempt in range(attempts):
+        try:
+            os.replace(src, dst)
+            return
+        except PermissionError:
+            if attempt == attempts - 1:
+                raise
+            time.sleep(0.01 * (attempt + 1))
