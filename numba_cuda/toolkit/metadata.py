@@ -1,0 +1,221 @@
+"""Package metadata that says which version a toolkit file belongs to.
+
+Read from what the installers leave behind, never by loading a library:
+
+* conda: ``<prefix>/conda-meta/<name>-<version>-<build>.json`` records, whose
+  ``files`` list the files each package installed;
+* pip: ``nvidia_*-<version>.dist-info/RECORD`` next to the ``nvidia/`` folder;
+* a CUDA toolkit install: ``version.json`` (``{"cuda": {"version": ...},
+  "cuda_nvrtc": {...}}``), the older ``version.txt``, ``*.dist-info`` records
+  shipped inside the tree, the ``CUDART_VERSION`` in ``cuda_runtime_api.h``,
+  and finally the folder name (``cuda-13.0``, ``v12.4``).
+
+One :class:`MetadataCache` lives for one discovery run.
+"""
+
+import json
+import os
+import re
+
+# conda packages that can own toolkit files (conda-meta file name prefixes)
+_CONDA_PREFIXES = ("cuda-", "libnvjitlink", "libnvvm", "cudatoolkit", "libcublas")
+
+# version.json keys per component (first present wins)
+_VERSION_JSON_KEYS = {
+    "nvvm": ("libnvvm", "nvvm", "cuda_nvcc"),
+    "libdevice": ("libnvvm", "nvvm", "cuda_nvcc"),
+    "nvrtc": ("cuda_nvrtc",),
+    "cudart": ("cuda_cudart",),
+    "nvjitlink": ("libnvjitlink", "nvjitlink"),
+    "include": ("cuda_cudart",),
+    "ptxas": ("cuda_nvcc",),
+}
+
+_DIST_INFO = re.compile(r"(?P<name>[A-Za-z0-9_.]+?)-(?P<version>\d[^-]*)\.dist-info\Z")
+
+
+def major_of(version):
+    """``"12.9.86"`` -> 12; None when it does not start with a number."""
+    if not version:
+        return None
+    m = re.match(r"(\d+)", str(version))
+    return int(m.group(1)) if m else None
+
+
+def _norm(path):
+    return os.path.normcase(os.path.realpath(path))
+
+
+class MetadataCache:
+    def __init__(self):
+        self._conda = {}
+        self._dist = {}
+        self._root = {}
+
+    # ---- conda ---------------------------------------------------------------
+    def conda_index(self, prefix):
+        """{normalised absolute path: (package name, version)} for toolkit packages."""
+        if prefix in self._conda:
+            return self._conda[prefix]
+        index = {}
+        meta = os.path.join(prefix, "conda-meta")
+        try:
+            names = sorted(os.listdir(meta))
+        except OSError:
+            names = []
+        for name in names:
+            if not name.endswith(".json") or not name.startswith(_CONDA_PREFIXES):
+                continue
+            try:
+                with open(os.path.join(meta, name), encoding="utf-8") as fh:
+                    record = json.load(fh)
+            except (OSError, ValueError):
+                continue
+            pkg, version = record.get("name"), record.get("version")
+            if not pkg or not version:
+                continue
+            for rel in record.get("files") or ():
+                index[_norm(os.path.join(prefix, *str(rel).split("/")))] = (pkg, str(version))
+        self._conda[prefix] = index
+        return index
+
+    def conda_owner(self, prefix, path):
+        """(package, version) of the conda package that installed ``path``, or None."""
+        index = self.conda_index(prefix)
+        for p in (path, os.path.realpath(path)):
+            hit = index.get(os.path.normcase(os.path.abspath(p))) or index.get(_norm(p))
+            if hit:
+                return hit
+        return None
+
+    def conda_cuda_version(self, prefix):
+        """The version of the ``cuda-version`` (or CUDA 11 ``cudatoolkit``) package, or None."""
+        meta = os.path.join(prefix, "conda-meta")
+        try:
+            names = os.listdir(meta)
+        except OSError:
+            return None
+        for name in sorted(names):
+            m = re.match(r"(cuda-version|cudatoolkit)-(\d[^-]*)-[^-]+\.json\Z", name)
+            if m:
+                return m.group(2)
+        return None
+
+    # ---- pip -----------------------------------------------------------------
+    def dist_index(self, site_dir):
+        """{normalised absolute path: (distribution, version)} from nvidia_* RECORDs."""
+        if site_dir in self._dist:
+            return self._dist[site_dir]
+        index = {}
+        try:
+            names = os.listdir(site_dir)
+        except OSError:
+            names = []
+        for name in names:
+            m = _DIST_INFO.match(name)
+            if not m or not name.lower().startswith("nvidia"):
+                continue
+            record = os.path.join(site_dir, name, "RECORD")
+            try:
+                with open(record, encoding="utf-8") as fh:
+                    lines = fh.read().splitlines()
+            except OSError:
+                continue
+            for line in lines:
+                rel = line.split(",", 1)[0]
+                if rel:
+                    index[_norm(os.path.join(site_dir, *rel.split("/")))] = (
+                        m.group("name"), m.group("version"))
+        self._dist[site_dir] = index
+        return index
+
+    def dist_owner(self, site_dir, path):
+        return self.dist_index(site_dir).get(_norm(path))
+
+    # ---- toolkit installs (CUDA_HOME, CUDA_PATH, system) -------------------------
+    def root_info(self, root):
+        """What a toolkit root says about itself: version.json, version.txt, dist-infos."""
+        if root in self._root:
+            return self._root[root]
+        info = {"version_json": {}, "version_txt": None, "by_basename": {}}
+        try:
+            with open(os.path.join(root, "version.json"), encoding="utf-8") as fh:
+                data = json.load(fh)
+            if isinstance(data, dict):
+                info["version_json"] = data
+        except (OSError, ValueError):
+            pass
+        try:
+            with open(os.path.join(root, "version.txt"), encoding="utf-8") as fh:
+                m = re.search(r"CUDA Version\s+(\d[\d.]*)", fh.read())
+            if m:
+                info["version_txt"] = m.group(1)
+        except OSError:
+            pass
+        # Some installs carry the wheels' dist-info records inside the tree
+        # (``<root>/dist-info/nvidia_nvvm-13.0.88.dist-info``); their RECORD
+        # paths do not match the tree, so they are matched by file name.
+        for holder in (os.path.join(root, "dist-info"), root):
+            try:
+                names = os.listdir(holder)
+            except OSError:
+                continue
+            for name in names:
+                m = _DIST_INFO.match(name)
+                if not m or not name.lower().startswith("nvidia"):
+                    continue
+                try:
+                    with open(os.path.join(holder, name, "RECORD"), encoding="utf-8") as fh:
+                        for line in fh.read().splitlines():
+                            rel = line.split(",", 1)[0]
+                            if rel and not rel.endswith("/") and ".dist-info/" not in rel:
+                                base = rel.rsplit("/", 1)[-1]
+                                info["by_basename"].setdefault(base, (m.group("name"), m.group("version")))
+                except OSError:
+                    continue
+        self._root[root] = info
+        return info
+
+    def root_component_version(self, root, component, path):
+        """(version, how) for ``path`` inside a toolkit root, or (None, None)."""
+        info = self.root_info(root)
+        vj = info["version_json"]
+        for key in _VERSION_JSON_KEYS.get(component, ()):
+            entry = vj.get(key)
+            if isinstance(entry, dict) and entry.get("version"):
+                return str(entry["version"]), f"{root}/version.json[{key}]"
+        if path:
+            for name in (os.path.basename(path), os.path.basename(os.path.realpath(path))):
+                hit = info["by_basename"].get(name)
+                if hit:
+                    return hit[1], f"{hit[0]} {hit[1]} record in {root}"
+        return None, None
+
+    def root_version(self, root):
+        """(version, how) for the whole toolkit at ``root``, or (None, None)."""
+        info = self.root_info(root)
+        entry = info["version_json"].get("cuda")
+        if isinstance(entry, dict) and entry.get("version"):
+            return str(entry["version"]), f"{root}/version.json"
+        if info["version_txt"]:
+            return info["version_txt"], f"{root}/version.txt"
+        name = os.path.basename(os.path.realpath(root).rstrip("/\\"))
+        m = re.match(r"(?:cuda-|v)(\d+\.\d+)\Z", name, re.IGNORECASE)
+        if m:
+            return m.group(1), f"the folder name {name}"
+        return None, None
+
+
+def header_version(include_dir):
+    """``"13.0"`` from ``#define CUDART_VERSION 13000`` in cuda_runtime_api.h, or None."""
+    try:
+        with open(os.path.join(include_dir, "cuda_runtime_api.h"), encoding="utf-8",
+                  errors="replace") as fh:
+            text = fh.read(200_000)
+    except OSError:
+        return None
+    m = re.search(r"#define\s+CUDART_VERSION\s+(\d+)", text)
+    if not m:
+        return None
+    number = int(m.group(1))
+    return f"{number // 1000}.{(number % 1000) // 10}"
