@@ -224,11 +224,11 @@ def build_sources(env, notes):
     # 1. the interpreter's own conda environment, activated or not
     is_conda = os.path.isdir(os.path.join(env.prefix, "conda-meta"))
     label = f"conda env {env.prefix} (this interpreter's)"
-    if "conda" in off:
-        out.append(Source("conda", label, env.prefix, skip=why_off))
-    elif not is_conda:
+    if not is_conda:
         out.append(Source("conda", f"conda env of this interpreter ({env.prefix})", env.prefix,
                           skip="not a conda environment (no conda-meta folder)"))
+    elif "conda" in off:
+        out.append(Source("conda", label, env.prefix, skip=why_off))
     else:
         out.append(Source("conda", label, env.prefix))
 
@@ -333,6 +333,8 @@ def _system_sources(env):
     for folder in lib_dirs:
         root = _root_of(folder)
         if root and os.path.isdir(root) and _looks_like_toolkit(root):
+            # spell it as the standard location when it is one (/usr/local/cuda)
+            root = next((r for r in env.system_roots if _same(r, root)), root)
             if not any(_same(root, r) for r in roots):
                 roots.append(root)
         elif os.path.isdir(folder) and not any(_same(folder, f) for f in flat):

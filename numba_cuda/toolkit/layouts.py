@@ -173,8 +173,12 @@ def prefix_candidates(root, component, platform):
 
 def _candidates(root, rel_dirs, component, platform):
     out = []
-    for rel in rel_dirs:
-        folder = os.path.join(root, *rel.split("/"))
+    folders = [os.path.join(root, *rel.split("/")) for rel in rel_dirs]
+    for folder in folders:
+        # lib64 -> lib style links: report the real folder's spelling only
+        if os.path.islink(folder) and any(
+                f != folder and os.path.realpath(f) == os.path.realpath(folder) for f in folders):
+            continue
         if component == "include":
             if _has_headers(folder):
                 out.append(folder)
