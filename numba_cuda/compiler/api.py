@@ -1,0 +1,157 @@
+"""Public compiler API: ``cuda.jit``, ``compile``, ``compile_ptx``, ``declare_device`` ...
+
+Default compute capability (``cc=None``): for ``compile``/``compile_ptx`` the lowest the installed
+libNVVM accepts (CUDA 12: 5.0, CUDA 13: 7.5), so that PTX is made the same way with or without a
+GPU; ``*_for_current_device`` use the current device's.
+"""
+
+from numba.core import sigutils, types
+
+from . import capability
+from .dispatcher import CUDADispatcher
+from .pipeline import CompileOptions, compile_cuda
+from .target import cuda_target, ensure_registered
+
+_JIT_OPTIONS = ("device", "inline", "link", "debug", "opt", "lineinfo", "fastmath", "max_registers",
+                "cache")
+# Options Numba's @overload machinery passes to a target's jit; meaningless for CUDA.
+_IGNORED_OPTIONS = ("nopython", "no_cpython_wrapper", "no_cfunc_wrapper", "boundscheck", "forceobj",
+                    "nogil", "parallel", "error_model")
+
+
+def _is_signature(obj):
+    return isinstance(obj, (str, types.Type, tuple)) and not callable(obj)
+
+
+def jit(func_or_sig=None, *, device=False, inline="never", link=(), debug=None, opt=None,
+        lineinfo=False, cache=False, fastmath=False, max_registers=None, **kws):
+    """Compile a Python function for the GPU, lazily (per argument types at launch) or eagerly
+    for one or several signatures.
+
+    ``@cuda.jit``, ``@cuda.jit(device=True)``, ``@cuda.jit("void(float32[:])")``,
+    ``@cuda.jit(["void(int32[:])", "void(float64[:])"])``.
+    """
+    unknown = set(kws) - set(_IGNORED_OPTIONS)
+    if unknown:
+        raise TypeError(f"unknown @cuda.jit options: {', '.join(sorted(unknown))}; "
+                        f"known: {', '.join(_JIT_OPTIONS)}")
+    if isinstance(link, str):
+        link = [link]
+    options = {"device": device, "inline": inline, "link": list(link), "debug": debug, "opt": opt,
+               "lineinfo": lineinfo, "fastmath": fastmath, "max_registers": max_registers}
+
+    def decorate(func, sigs=None):
+        if isinstance(func, CUDADispatcher):
+            func = func.py_func
+        elif hasattr(func, "py_func") and hasattr(func, "targetoptions"):  # a CPU dispatcher
+            func = func.py_func
+        if not callable(func):
+            raise TypeError(f"@cuda.jit decorates a function, got {func!r}")
+        return CUDADispatcher(func, sigs=sigs, targetoptions=options)
+
+    if func_or_sig is None:
+        return decorate
+    if isinstance(func_or_sig, list):
+        sigs = list(func_or_sig)
+        return lambda func: decorate(func, sigs)
+    if _is_signature(func_or_sig):
+        return lambda func: decorate(func, [func_or_sig])
+    return decorate(func_or_sig)
+
+
+def _resolve_cc(cc):
+    return capability.check_cc(cc) if cc is not None else capability.default_cc(prefer_device=False)
+
+
+def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False, cc=None,
+            opt=None, abi="c", abi_info=None, output="ptx"):
+    """Compile ``pyfunc`` for ``sig`` and return ``(code, return_type)``.
+
+    ``output="ptx"`` gives PTX text; ``output="ltoir"`` gives LTO-IR bytes (libNVVM ``-gen-lto``).
+    ``abi="c"`` (device functions only) exports a C-ABI function named ``abi_info["abi_name"]``
+    (default: the Python name); ``abi="numba"`` exports the Numba-ABI function
+    ``i32 f(ret*, args...)``.
+    """
+    if output not in ("ptx", "ltoir"):
+        raise ValueError(f"output must be 'ptx' or 'ltoir', got {output!r}")
+    if abi not in ("c", "numba"):
+        raise ValueError(f"abi must be 'c' or 'numba', got {abi!r}")
+    if abi == "c" and not device:
+        raise ValueError("abi='c' is only supported for device functions (device=True)")
+    ensure_registered()
+    cc = _resolve_cc(cc)
+    options = CompileOptions.from_user(debug=debug, lineinfo=lineinfo, fastmath=fastmath, opt=opt)
+    args, return_type = sigutils.normalize_signature(sig)
+    if isinstance(pyfunc, CUDADispatcher):
+        pyfunc = pyfunc.py_func
+    cres = compile_cuda(pyfunc, return_type, args, options)
+    resty = cres.signature.return_type
+    targetctx = cuda_target.target_context
+    if device:
+        library = targetctx.codegen().create_library(f"{cres.fndesc.qualname}.export",
+                                                     nvvm_options=options.nvvm_options())
+        library.add_linking_library(cres.library)
+        if abi == "c":
+            abi_name = (abi_info or {}).get("abi_name", pyfunc.__name__)
+            targetctx.make_c_abi_wrapper(library, cres.fndesc, abi_name)
+        else:
+            library.exported_names.add(cres.fndesc.llvm_func_name)
+        library.finalize()
+    else:
+        from .kernel import CompiledKernel
+
+        if resty not in (types.none, types.void):
+            raise TypeError(
+                f"a CUDA kernel must not return a value, but {pyfunc.__qualname__} returns {resty}"
+            )
+        library = CompiledKernel(cres, options).library
+    code = library.get_ltoir(cc) if output == "ltoir" else library.get_ptx(cc)
+    return code, resty
+
+
+def compile_ptx(pyfunc, sig, device=False, cc=None, fastmath=False, opt=True, lineinfo=False,
+                abi="numba", abi_info=None, debug=None):
+    """Compile to PTX; returns ``(ptx, return_type)``.  Kernels by default (``device=False``)."""
+    return compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath,
+                   cc=cc, opt=opt, abi=abi, abi_info=abi_info, output="ptx")
+
+
+def _current_device_cc():
+    cc = capability.current_device_cc()
+    if cc is None:
+        from ..errors import CudaSupportError
+
+        raise CudaSupportError(
+            "no CUDA device is available to take the compute capability from; pass cc=(major, minor) "
+            "to compile/compile_ptx instead"
+        )
+    return cc
+
+
+def compile_for_current_device(pyfunc, sig, debug=None, lineinfo=False, device=True,
+                               fastmath=False, opt=None, abi="c", abi_info=None, output="ptx"):
+    return compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath,
+                   cc=_current_device_cc(), opt=opt, abi=abi, abi_info=abi_info, output=output)
+
+
+def compile_ptx_for_current_device(pyfunc, sig, device=False, fastmath=False, opt=True,
+                                   lineinfo=False, abi="numba", abi_info=None, debug=None):
+    return compile_ptx(pyfunc, sig, device=device, cc=_current_device_cc(), fastmath=fastmath,
+                       opt=opt, lineinfo=lineinfo, abi=abi, abi_info=abi_info, debug=debug)
+
+
+def declare_device(name, sig, link=None):
+    """Declare an external device function ``name`` (Numba ABI: ``int name(ret*, args...)``)
+    with signature ``sig``, optionally with files to link; returns an object callable in kernels."""
+    from .external import ExternalDeviceFunction
+
+    ensure_registered()
+    args, return_type = sigutils.normalize_signature(sig)
+    if return_type is None:
+        raise TypeError(f"declare_device({name!r}, ...) needs a return type in the signature")
+    if isinstance(link, str):
+        link = [link]
+    return ExternalDeviceFunction(name, return_type, tuple(args), list(link or ()))
+
+
+ensure_registered()

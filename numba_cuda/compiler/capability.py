@@ -1,0 +1,110 @@
+"""Compute capabilities: which ones the installed libNVVM accepts, the default, validation.
+
+The default when no compute capability is given and no GPU is present is the **lowest one the
+installed libNVVM accepts**: 5.0 with CUDA 12's libNVVM, 7.5 with CUDA 13's.  With a GPU, the
+current device's compute capability is used (``default_cc(prefer_device=True)``).
+"""
+
+from ..errors import NvvmError
+
+#: Every compute capability we know how to name, in ascending order.  What the installed
+#: libNVVM really accepts is found by asking it (``supported_ccs``).
+KNOWN_CCS = (
+    (5, 0), (5, 2), (5, 3), (6, 0), (6, 1), (6, 2), (7, 0), (7, 2), (7, 5),
+    (8, 0), (8, 6), (8, 7), (8, 9), (9, 0), (10, 0), (10, 3), (11, 0), (12, 0), (12, 1),
+)
+
+
+class UnsupportedCCError(NvvmError, ValueError):
+    """A compute capability that the installed libNVVM does not accept (or that is malformed)."""
+
+
+def arch_name(cc, prefix="compute"):
+    """``(9, 0)`` -> ``"compute_90"``; a third element is a suffix: ``(9, 0, "a")`` -> ``"compute_90a"``."""
+    suffix = cc[2] if len(cc) > 2 else ""
+    return f"{prefix}_{cc[0]}{cc[1]}{suffix}"
+
+
+def normalize(cc):
+    """Accept ``(9, 0)``, ``"9.0"``, ``"90"``, ``"sm_90"``, ``"compute_90a"``; return a tuple."""
+    if isinstance(cc, str):
+        text = cc.strip().lower()
+        for prefix in ("compute_", "sm_"):
+            if text.startswith(prefix):
+                text = text[len(prefix):]
+        suffix = ""
+        if text and text[-1] in "af":
+            text, suffix = text[:-1], text[-1]
+        try:
+            if "." in text:
+                major, minor = (int(p) for p in text.split("."))
+            else:
+                major, minor = int(text[:-1]), int(text[-1])
+        except ValueError:
+            raise UnsupportedCCError(
+                f"compute capability {cc!r} is malformed; write it as (major, minor), e.g. (8, 0)"
+            ) from None
+        return (major, minor, suffix) if suffix else (major, minor)
+    try:
+        parts = tuple(cc)
+        if len(parts) not in (2, 3):
+            raise ValueError
+        major, minor = int(parts[0]), int(parts[1])
+    except (TypeError, ValueError):
+        raise UnsupportedCCError(
+            f"compute capability {cc!r} is malformed; write it as (major, minor), e.g. (8, 0)"
+        ) from None
+    if len(parts) == 3 and parts[2]:
+        return (major, minor, str(parts[2]))
+    return (major, minor)
+
+
+def supported_ccs():
+    """The compute capabilities (among ``KNOWN_CCS``) the installed libNVVM accepts, ascending."""
+    from . import nvvm
+
+    return tuple(cc for cc in KNOWN_CCS if nvvm.accepts_arch(arch_name(cc)))
+
+
+def lowest_supported_cc():
+    from . import nvvm
+
+    for cc in KNOWN_CCS:
+        if nvvm.accepts_arch(arch_name(cc)):
+            return cc
+    raise UnsupportedCCError("the installed libNVVM accepts none of the known compute capabilities")
+
+
+def check_cc(cc):
+    """Normalise ``cc`` and make sure libNVVM accepts it; else raise ``UnsupportedCCError``
+    listing the supported ones."""
+    from . import nvvm
+
+    cc = normalize(cc)
+    if not nvvm.accepts_arch(arch_name(cc)):
+        listed = ", ".join(f"{c[0]}.{c[1]}" for c in supported_ccs())
+        raise UnsupportedCCError(
+            f"compute capability {cc[0]}.{cc[1]}{cc[2] if len(cc) > 2 else ''} is not supported by "
+            f"the installed libNVVM (NVVM {'.'.join(map(str, nvvm.version()))}); supported: {listed}"
+        )
+    return cc
+
+
+def current_device_cc():
+    """The current device's compute capability, or None when there is no usable GPU."""
+    try:
+        from ..runtime import api as runtime_api
+
+        return tuple(runtime_api.get_current_device().compute_capability)
+    except Exception:  # noqa: BLE001 - any failure means "no device to ask"
+        return None
+
+
+def default_cc(prefer_device=True):
+    """The compute capability used when none is given: the current GPU's (when there is one and
+    ``prefer_device``), else the lowest the installed libNVVM accepts."""
+    if prefer_device:
+        cc = current_device_cc()
+        if cc is not None:
+            return check_cc(cc)
+    return lowest_supported_cc()

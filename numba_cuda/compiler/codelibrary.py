@@ -1,0 +1,199 @@
+"""Code libraries holding NVVM IR, and the codegen that creates them.
+
+A ``CUDACodeLibrary`` keeps ``llvmlite.ir`` modules (printed to text once, at ``finalize``) and
+references to the libraries it links (device functions).  PTX is produced by libNVVM per compute
+capability and cached.  Nothing here ever runs an in-process LLVM backend.
+
+Linkage: when a library is compiled, only its *exported* names (kernels, C-ABI wrappers, the
+device function itself for ``compile_ptx(device=True)``) stay externally visible; every other
+function or global defined in it or in linked libraries becomes ``linkonce_odr`` so that the
+same device function linked through several paths is defined once and does not show up as a
+``.visible .func`` in the PTX.
+"""
+
+import re
+import threading
+
+from numba.core.codegen import CodeLibrary, Codegen
+
+from . import nvvmir
+
+_DEFINE = re.compile(r'^define (?P<rest>.*?@(?P<name>"[^"]+"|[\w.$-]+)\()')
+_LINKAGES = (
+    "private", "internal", "available_externally", "linkonce", "weak", "common", "appending",
+    "extern_weak", "linkonce_odr", "weak_odr", "external",
+)
+_GLOBAL_DEF = re.compile(r'^(?P<name>@(?:"[^"]+"|[\w.$-]+)) = (?P<rest>.*)$')
+
+
+def _strip_quotes(name):
+    return name[1:-1] if name.startswith('"') else name
+
+
+def _relink(text, exported):
+    """Give ``linkonce_odr`` linkage to every definition in ``text`` not named in ``exported``."""
+    out = []
+    for line in text.splitlines():
+        if line.startswith("define "):
+            match = _DEFINE.match(line)
+            if match and _strip_quotes(match.group("name")) not in exported:
+                first = match.group("rest").split(" ", 1)[0]
+                if first not in _LINKAGES:
+                    line = "define linkonce_odr " + line[len("define "):]
+        elif line.startswith("@"):
+            match = _GLOBAL_DEF.match(line)
+            if match:
+                rest = match.group("rest")
+                first = rest.split(" ", 1)[0]
+                if first not in _LINKAGES and _strip_quotes(match.group("name")[1:]) not in exported:
+                    line = f"{match.group('name')} = linkonce_odr {rest}"
+        out.append(line)
+    return "\n".join(out) + "\n"
+
+
+class CUDACodeLibrary(CodeLibrary):
+    """NVVM IR for one compiled function plus the libraries it links.
+
+    Attributes used by the rest of the compiler:
+
+    * ``kernel_names`` / ``exported_names`` -- symbols kept externally visible;
+    * ``link_files`` -- external files (PTX, cubin, LTO-IR ...) that the runtime must link;
+    * ``nvvm_options`` -- libNVVM options (``-opt=3`` ...), set by the pipeline.
+    """
+
+    def __init__(self, codegen, name, nvvm_options=()):
+        super().__init__(codegen, name)
+        self._modules = []
+        self._texts = None
+        self._linking_libraries = []
+        self.link_files = []
+        self.kernel_names = set()
+        self.exported_names = set()
+        self.nvvm_options = tuple(nvvm_options)
+        self._ptx_cache = {}
+        self._lock = threading.Lock()
+
+    # ---- building -------------------------------------------------------------------
+    def create_ir_module(self, name):
+        self._raise_if_finalized()
+        return self._codegen._create_empty_module(name)
+
+    def add_ir_module(self, ir_module):
+        self._raise_if_finalized()
+        nvvmir.add_ir_version(ir_module)
+        self._modules.append(ir_module)
+
+    def add_linking_library(self, library):
+        if library is self:
+            return
+        if not isinstance(library, CUDACodeLibrary):
+            raise TypeError(f"cannot link {library!r} into CUDA code (it is not CUDA code)")
+        library._ensure_finalized()
+        if library not in self._linking_libraries:
+            self._linking_libraries.append(library)
+
+    def add_linking_file(self, path):
+        if path not in self.link_files:
+            self.link_files.append(path)
+
+    def finalize(self):
+        if self._finalized:
+            return
+        self._texts = [(m.name, nvvmir.downgrade_for_llvm7(str(m))) for m in self._modules]
+        self._modules = None  # the text is the library now
+        self._finalized = True
+
+    def get_function(self, name):
+        raise NotImplementedError("CUDA code libraries hold IR text; there are no LLVM functions to get")
+
+    # ---- linked view ------------------------------------------------------------------
+    def all_libraries(self):
+        """This library and every library it links, each once, this one first."""
+        seen, order, stack = set(), [], [self]
+        while stack:
+            lib = stack.pop(0)
+            if id(lib) in seen:
+                continue
+            seen.add(id(lib))
+            order.append(lib)
+            stack.extend(lib._linking_libraries)
+        return order
+
+    def all_link_files(self):
+        files = []
+        for lib in self.all_libraries():
+            for path in lib.link_files:
+                if path not in files:
+                    files.append(path)
+        return files
+
+    def ir_modules(self):
+        """``(name, text)`` of every module to hand to libNVVM, linkage already adjusted."""
+        self._ensure_finalized()
+        exported = self.kernel_names | self.exported_names
+        modules = []
+        for lib in self.all_libraries():
+            lib._ensure_finalized()
+            for name, text in lib._texts:
+                modules.append((f"{lib.name}:{name}", _relink(text, exported)))
+        return modules
+
+    def get_llvm_str(self):
+        return "\n".join(text for _name, text in self.ir_modules())
+
+    def get_asm_str(self, cc=None):
+        """PTX for compute capability ``cc`` (default: see ``capability.default_cc``)."""
+        return self.get_ptx(cc)
+
+    def get_ptx(self, cc=None):
+        from . import capability, nvvm
+
+        cc = capability.check_cc(cc) if cc is not None else capability.default_cc()
+        with self._lock:
+            ptx = self._ptx_cache.get(cc)
+            if ptx is None:
+                ptx = nvvm.compile_ir(self.ir_modules(), capability.arch_name(cc), self.nvvm_options)
+                self._ptx_cache[cc] = ptx
+        return ptx
+
+    def get_ltoir(self, cc=None):
+        from . import capability, nvvm
+
+        cc = capability.check_cc(cc) if cc is not None else capability.default_cc()
+        key = ("ltoir", cc)
+        with self._lock:
+            data = self._ptx_cache.get(key)
+            if data is None:
+                data = nvvm.compile_ir(
+                    self.ir_modules(), capability.arch_name(cc), self.nvvm_options, gen_lto=True
+                )
+                self._ptx_cache[key] = data
+        return data
+
+
+class CUDACodegen(Codegen):
+    """Creates NVVM-ready modules and ``CUDACodeLibrary`` objects; no execution engine."""
+
+    _library_class = CUDACodeLibrary
+
+    def __init__(self, module_name):
+        self._module_name = module_name
+        self._data_layout = nvvmir.DATA_LAYOUT
+        self._target_data = None
+
+    def _create_empty_module(self, name):
+        return nvvmir.new_module(name)
+
+    def _add_module(self, module):
+        raise NotImplementedError("CUDA code is never added to an in-process execution engine")
+
+    @property
+    def target_data(self):
+        if self._target_data is None:
+            import llvmlite.binding as ll
+
+            self._target_data = ll.create_target_data(self._data_layout)
+        return self._target_data
+
+    def magic_tuple(self):
+        return ("nvptx64-nvidia-cuda", "cuda", "")

@@ -1,0 +1,352 @@
+"""``CUDADispatcher``: the object ``@cuda.jit`` returns, for kernels and device functions.
+
+Kernels: ``kernel[griddim, blockdim]``, ``[griddim, blockdim, stream]``,
+``[griddim, blockdim, stream, dynamic_shared_bytes]`` then call with the arguments;
+``kernel.forall(n)(...)``; ``kernel.specialize(*args)``; ``overloads`` (argument types ->
+``CompiledKernel``), ``signatures``, ``inspect_llvm/asm/types``, ``get_regs_per_thread`` ...
+
+Device functions: callable from kernels and other device functions only; each specialisation is
+registered with the target context (``insert_user_function``) so callers link its library.
+
+Launching hands a ``KernelImage`` (see ``kernel.py``) to
+``numba_cuda.runtime.launch.launch_kernel(image, griddim, blockdim, stream, sharedmem, args)``.
+Kernel attributes (registers ...) come from ``numba_cuda.runtime.launch.kernel_attributes(image)``,
+which returns a mapping with ``regs``, ``shared``, ``local``, ``const``, ``max_threads``.
+"""
+
+import sys
+import threading
+
+from numba.core import sigutils, types
+from numba.core.compiler_lock import global_compiler_lock
+from numba.core.dispatcher import Dispatcher
+from numba.core.errors import TypingError
+from numba.core.typing.templates import AbstractTemplate
+from numba.core.typing.typeof import Purpose, typeof
+
+from ..errors import LaunchConfigError
+from .kernel import CompiledKernel
+from .pipeline import CompileOptions, CUDACompiler, compile_cuda
+from .target import cuda_target
+
+#: Threads per block used by ``forall`` (a fixed, widely good choice; no occupancy query).
+FORALL_BLOCK_SIZE = 256
+
+_compiling = threading.local()
+
+
+def _in_progress():
+    stack = getattr(_compiling, "stack", None)
+    if stack is None:
+        stack = _compiling.stack = []
+    return stack
+
+
+def normalize_dim3(dim, what):
+    """``5`` -> ``(5, 1, 1)``; ``(2, 3)`` -> ``(2, 3, 1)``; validates positive ints."""
+    if isinstance(dim, int):
+        dim = (dim,)
+    try:
+        dims = tuple(dim)
+    except TypeError:
+        raise LaunchConfigError(f"{what} must be an int or a tuple of 1-3 ints, got {dim!r}") from None
+    if not 1 <= len(dims) <= 3:
+        raise LaunchConfigError(f"{what} must have 1 to 3 dimensions, got {dim!r}")
+    out = []
+    for d in dims:
+        if not isinstance(d, int) and hasattr(d, "__index__"):
+            d = d.__index__()
+        if not isinstance(d, int) or d < 1:
+            raise LaunchConfigError(f"{what} must contain positive ints, got {dim!r}")
+        out.append(d)
+    while len(out) < 3:
+        out.append(1)
+    return tuple(out)
+
+
+class LaunchConfiguration:
+    """``kernel[griddim, blockdim, stream, sharedmem]``: call it with the kernel's arguments."""
+
+    def __init__(self, dispatcher, griddim, blockdim, stream=0, sharedmem=0):
+        self.dispatcher = dispatcher
+        self.griddim = normalize_dim3(griddim, "griddim")
+        self.blockdim = normalize_dim3(blockdim, "blockdim")
+        self.stream = stream
+        if not isinstance(sharedmem, int) or sharedmem < 0:
+            raise LaunchConfigError(f"dynamic shared memory must be a non-negative int of bytes, got {sharedmem!r}")
+        self.sharedmem = sharedmem
+
+    def __call__(self, *args):
+        return self.dispatcher.launch(args, self.griddim, self.blockdim, self.stream, self.sharedmem)
+
+    def __repr__(self):
+        return (f"<launch of {self.dispatcher.py_func.__qualname__} grid={self.griddim} "
+                f"block={self.blockdim} stream={self.stream} shared={self.sharedmem}>")
+
+
+class ForAll:
+    def __init__(self, dispatcher, ntasks, tpb, stream, sharedmem):
+        if not isinstance(ntasks, int) or ntasks < 0:
+            raise LaunchConfigError(f"forall needs a non-negative int task count, got {ntasks!r}")
+        self.dispatcher = dispatcher
+        self.ntasks = ntasks
+        self.tpb = tpb or FORALL_BLOCK_SIZE
+        self.stream = stream
+        self.sharedmem = sharedmem
+
+    def __call__(self, *args):
+        if self.ntasks == 0:
+            return None
+        tpb = min(self.tpb, self.ntasks)
+        blocks = (self.ntasks + tpb - 1) // tpb
+        return self.dispatcher[blocks, tpb, self.stream, self.sharedmem](*args)
+
+
+class _KernelCallTemplate(AbstractTemplate):
+    def generic(self, args, kws):
+        raise TypingError(
+            f"{self.key} is a CUDA kernel and cannot be called from device code; compile the "
+            "function you call with @cuda.jit(device=True)"
+        )
+
+
+class CUDADispatcher(Dispatcher):
+    """Dispatcher of ``@cuda.jit`` functions (kernels and, with ``device=True``, device functions)."""
+
+    targetdescr = cuda_target
+
+    def __init__(self, py_func, sigs=None, targetoptions=None):
+        targetoptions = dict(targetoptions or {})
+        self.device = bool(targetoptions.pop("device", False))
+        self.link = list(targetoptions.pop("link", None) or ())
+        user = {k: targetoptions.pop(k) for k in list(targetoptions)
+                if k in ("debug", "lineinfo", "fastmath", "opt", "inline", "max_registers")}
+        for ignored in ("nopython", "no_cpython_wrapper", "no_cfunc_wrapper", "boundscheck", "cache"):
+            targetoptions.pop(ignored, None)
+        if targetoptions:
+            raise TypeError(f"unknown @cuda.jit options: {', '.join(sorted(targetoptions))}")
+        self.options = CompileOptions.from_user(**user)
+        super().__init__(py_func, targetoptions={"nopython": True}, pipeline_class=CUDACompiler)
+        self._specialized = False
+        if sigs:
+            for sig in sigs:
+                self.compile(sig)
+            self.disable_compile()
+
+    # ---- typing hooks used by Numba -------------------------------------------------
+    @property
+    def _numba_type_(self):
+        return self._type
+
+    def get_call_template(self, args, kws):
+        if not self.device:
+            template = type("CUDAKernelCall", (_KernelCallTemplate,), {"key": self.py_func.__qualname__})
+            return template, self._compiler.pysig, args, kws
+        return super().get_call_template(args, kws)
+
+    def __call__(self, *args, **kwargs):
+        if self.device:
+            raise TypeError(
+                f"{self.py_func.__qualname__} is a CUDA device function: call it from a kernel or "
+                "another device function, not from the host"
+            )
+        raise TypeError(
+            f"{self.py_func.__qualname__} is a CUDA kernel: launch it with a configuration, "
+            f"{self.py_func.__name__}[blocks, threads_per_block](...)"
+        )
+
+    # ---- compiling -----------------------------------------------------------------
+    @global_compiler_lock
+    def compile(self, sig):
+        """Compile for ``sig`` (a signature or a tuple of argument types); returns the
+        ``CompiledKernel`` (kernels) or the ``CompileResult`` (device functions)."""
+        args, return_type = sigutils.normalize_signature(sig)
+        existing = self.overloads.get(tuple(args))
+        if existing is not None:
+            return existing
+        if not self._can_compile:
+            raise TypeError(
+                f"{self.py_func.__qualname__} has no compiled version for {args} and compilation "
+                f"is disabled; compiled signatures: {self.signatures}"
+            )
+        stack = _in_progress()
+        if self in stack:
+            chain = " -> ".join(d.py_func.__qualname__ for d in stack[stack.index(self):])
+            raise TypingError(
+                f"recursion is not supported in CUDA code: {self.py_func.__qualname__} calls itself "
+                f"({chain} -> {self.py_func.__qualname__}); rewrite it with a loop"
+            )
+        stack.append(self)
+        try:
+            cres = compile_cuda(self.py_func, return_type, args, self.options, locals=self.locals)
+        finally:
+            stack.pop()
+        for path in self.link:
+            cres.library.add_linking_file(path)
+        if self.device:
+            self.add_overload(cres)
+            return cres
+        if return_type is not None and return_type not in (types.none, types.void):
+            raise TypeError(f"a CUDA kernel must return None, the signature says {return_type}")
+        kernel = CompiledKernel(cres, self.options)
+        self.overloads[tuple(args)] = kernel
+        return kernel
+
+    def add_overload(self, cres):
+        args = tuple(cres.signature.args)
+        self.targetctx.insert_user_function(cres.entry_point, cres.fndesc, [cres.library])
+        self.overloads[args] = cres
+
+    def get_compile_result(self, sig):
+        args, _ = sigutils.normalize_signature(sig)
+        if tuple(args) not in self.overloads:
+            self.compile(sig)
+        return self.overloads[tuple(args)]
+
+    # ---- launching -------------------------------------------------------------------
+    def __getitem__(self, config):
+        if self.device:
+            raise TypeError(f"{self.py_func.__qualname__} is a device function; it cannot be launched")
+        if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
+            raise LaunchConfigError(
+                "a launch configuration is [griddim, blockdim], [griddim, blockdim, stream] or "
+                f"[griddim, blockdim, stream, dynamic_shared_bytes]; got {config!r}"
+            )
+        return LaunchConfiguration(self, *config)
+
+    def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
+        """Launch configuration covering ``ntasks`` threads in 1D (``tpb`` threads per block)."""
+        return ForAll(self, ntasks, tpb, stream, sharedmem)
+
+    def typeof_argument(self, value):
+        """Numba type of a kernel argument (objects with ``__cuda_array_interface__`` become
+        device arrays first).  Returns ``(value_to_pass, type)``."""
+        try:
+            return value, typeof(value, Purpose.argument)
+        except ValueError:
+            pass
+        if hasattr(value, "__cuda_array_interface__"):
+            from ..runtime.api import as_cuda_array
+
+            value = as_cuda_array(value)
+            return value, typeof(value, Purpose.argument)
+        raise TypeError(
+            f"kernel {self.py_func.__qualname__}: cannot pass an argument of type "
+            f"{type(value).__name__} to a CUDA kernel (supported: numbers, booleans, tuples, NumPy "
+            "and device arrays, objects with __cuda_array_interface__)"
+        )
+
+    def kernel_for(self, argtypes):
+        """The ``CompiledKernel`` for these argument types (compiling if allowed)."""
+        argtypes = tuple(argtypes)
+        kernel = self.overloads.get(argtypes)
+        if kernel is not None:
+            return kernel
+        if self._can_compile:
+            return self.compile(argtypes)
+        for sig_args, kernel in self.overloads.items():
+            if len(sig_args) == len(argtypes) and all(
+                self.typingctx.can_convert(actual, formal) is not None
+                for actual, formal in zip(argtypes, sig_args)
+            ):
+                return kernel
+        raise TypeError(
+            f"{self.py_func.__qualname__}: no compiled signature matches the arguments "
+            f"{argtypes}; compiled signatures: {self.signatures}"
+        )
+
+    def launch(self, args, griddim, blockdim, stream=0, sharedmem=0):
+        prepared, argtypes = [], []
+        for value in args:
+            value, ty = self.typeof_argument(value)
+            prepared.append(value)
+            argtypes.append(ty)
+        kernel = self.kernel_for(argtypes)
+        from ..runtime import api as runtime_api
+        from ..runtime.launch import launch_kernel
+
+        cc = tuple(runtime_api.get_current_device().compute_capability)
+        image = kernel.image(cc)
+        return launch_kernel(image, griddim, blockdim, stream, sharedmem, tuple(prepared))
+
+    def specialize(self, *args):
+        """A dispatcher compiled only for the types of ``args`` (no further compilation)."""
+        argtypes = tuple(self.typeof_argument(a)[1] for a in args)
+        if self._specialized:
+            raise RuntimeError("a specialized kernel cannot be specialized again")
+        clone = CUDADispatcher(self.py_func, targetoptions=self._user_options())
+        clone.compile(argtypes)
+        clone.disable_compile()
+        clone._specialized = True
+        return clone
+
+    @property
+    def specialized(self):
+        return self._specialized
+
+    def _user_options(self):
+        o = self.options
+        return {"device": self.device, "link": self.link, "debug": o.debug, "lineinfo": o.lineinfo,
+                "fastmath": o.fastmath, "opt": o.opt, "inline": o.inline,
+                "max_registers": o.max_registers}
+
+    # ---- inspection -------------------------------------------------------------------
+    def _select(self, signature):
+        if signature is None:
+            return dict(self.overloads)
+        args, _ = sigutils.normalize_signature(signature)
+        return {tuple(args): self.overloads[tuple(args)]}
+
+    def inspect_llvm(self, signature=None):
+        """NVVM IR per signature (dict), or the IR for ``signature``."""
+        out = {}
+        for args, ovl in self._select(signature).items():
+            lib = ovl.library
+            out[args] = lib.get_llvm_str()
+        return out if signature is None else next(iter(out.values()))
+
+    def inspect_asm(self, signature=None, cc=None):
+        """PTX per signature (dict), or the PTX for ``signature``."""
+        out = {}
+        for args, ovl in self._select(signature).items():
+            out[args] = ovl.library.get_ptx(cc)
+        return out if signature is None else next(iter(out.values()))
+
+    def inspect_types(self, file=None, signature=None):
+        """Print Numba's typed IR annotation of each specialisation."""
+        file = file or sys.stdout
+        for args, ovl in self._select(signature).items():
+            annotation = ovl.type_annotation
+            print(f"{self.py_func.__qualname__} {args}", file=file)
+            print("-" * 80, file=file)
+            print(annotation, file=file)
+            print("=" * 80, file=file)
+
+    def _attribute(self, name, signature):
+        from ..runtime import api as runtime_api
+        from ..runtime.launch import kernel_attributes
+
+        cc = tuple(runtime_api.get_current_device().compute_capability)
+        result = {}
+        for args, kernel in self._select(signature).items():
+            result[args] = kernel_attributes(kernel.image(cc))[name]
+        return result if signature is None else next(iter(result.values()))
+
+    def get_regs_per_thread(self, signature=None):
+        return self._attribute("regs", signature)
+
+    def get_shared_mem_per_block(self, signature=None):
+        return self._attribute("shared", signature)
+
+    def get_local_mem_per_thread(self, signature=None):
+        return self._attribute("local", signature)
+
+    def get_const_mem_size(self, signature=None):
+        return self._attribute("const", signature)
+
+    def get_max_threads_per_block(self, signature=None):
+        return self._attribute("max_threads", signature)
+
+    def __repr__(self):
+        kind = "device function" if self.device else "kernel"
+        return f"<CUDA {kind} {self.py_func.__qualname__}>"

@@ -1,0 +1,126 @@
+"""Compiled kernels: ``CompiledKernel`` (one signature, IR) and ``KernelImage`` (one cc, PTX).
+
+What the runtime's ``launch_kernel(compiled, griddim, blockdim, stream, sharedmem, args)``
+receives is a ``KernelImage``; its attributes are the launch interface:
+
+* ``ptx``           -- PTX text (str) for ``cc``
+* ``entry_name``    -- the kernel's (mangled) symbol in that PTX (``.entry``)
+* ``argtypes``      -- tuple of Numba types of the kernel's Python arguments, in order; the kernel's
+                       LLVM parameters are their flattening by Numba's data model (arrays: 5 + 2*ndim
+                       scalars, complex: 2, tuples: recursively, booleans as uint8)
+* ``cc``            -- compute capability tuple the PTX was made for
+* ``link_files``    -- list of extra files to link (``declare_device(link=...)``), may be empty
+* ``cooperative``   -- bool, False for now
+* ``debug``, ``lineinfo`` -- bools
+* ``max_registers`` -- int or None
+* ``kernel``        -- the ``CompiledKernel`` it came from
+"""
+
+from numba.core import itanium_mangler, types
+
+
+class KernelImage:
+    """A kernel specialised for one signature and one compute capability (see module docstring)."""
+
+    cooperative = False
+
+    def __init__(self, kernel, cc, ptx):
+        self.kernel = kernel
+        self.cc = cc
+        self.ptx = ptx
+
+    entry_name = property(lambda self: self.kernel.entry_name)
+    argtypes = property(lambda self: self.kernel.argtypes)
+    link_files = property(lambda self: self.kernel.link_files)
+    debug = property(lambda self: self.kernel.options.debug)
+    lineinfo = property(lambda self: self.kernel.options.lineinfo)
+    max_registers = property(lambda self: self.kernel.options.max_registers)
+
+    def __repr__(self):
+        return f"<KernelImage {self.entry_name} for cc {self.cc[0]}.{self.cc[1]}>"
+
+
+class CompiledKernel:
+    """A kernel compiled to NVVM IR for one signature; PTX is produced per compute capability
+    (``image(cc)`` / ``get_ptx(cc)``), each cached.
+
+    Same attributes as ``KernelImage`` except ``ptx``/``cc`` (per cc here).
+    """
+
+    cooperative = False
+    objectmode = False
+
+    def __init__(self, cres, options):
+        from .pipeline import DeviceEntryPoint
+        from .target import cuda_target
+
+        self.cres = cres
+        self.options = options
+        self.signature = cres.signature
+        self.argtypes = tuple(cres.signature.args)
+        self.entry_point = DeviceEntryPoint(cres.fndesc.qualname + " [kernel]")
+        if cres.signature.return_type not in (types.none, types.void):
+            raise TypeError(
+                f"a CUDA kernel must not return a value, but {cres.fndesc.qualname} returns "
+                f"{cres.signature.return_type}; write results into an array argument, or compile "
+                "it as a device function (device=True)"
+            )
+        fndesc = cres.fndesc
+        self.entry_name = itanium_mangler.prepend_namespace(fndesc.llvm_func_name, ns="cudapy")
+        targetctx = cuda_target.target_context
+        library = targetctx.codegen().create_library(f"{fndesc.qualname}.kernel",
+                                                     nvvm_options=options.nvvm_options())
+        library.add_linking_library(cres.library)
+        targetctx.make_kernel(library, fndesc, self.entry_name)
+        library.finalize()
+        self.library = library
+        self._images = {}
+
+    @property
+    def link_files(self):
+        return self.library.all_link_files()
+
+    @property
+    def debug(self):
+        return self.options.debug
+
+    @property
+    def lineinfo(self):
+        return self.options.lineinfo
+
+    @property
+    def max_registers(self):
+        return self.options.max_registers
+
+    @property
+    def type_annotation(self):
+        return self.cres.type_annotation
+
+    def image(self, cc=None):
+        """The ``KernelImage`` for ``cc`` (default: current device, else lowest NVVM cc)."""
+        from . import capability
+
+        cc = capability.check_cc(cc) if cc is not None else capability.default_cc()
+        img = self._images.get(cc)
+        if img is None:
+            img = KernelImage(self, cc, self.library.get_ptx(cc))
+            self._images[cc] = img
+        return img
+
+    def get_ptx(self, cc=None):
+        return self.image(cc).ptx
+
+    def get_ltoir(self, cc=None):
+        return self.library.get_ltoir(cc)
+
+    def inspect_llvm(self):
+        return self.library.get_llvm_str()
+
+    def inspect_asm(self, cc=None):
+        return self.get_ptx(cc)
+
+    def inspect_types(self):
+        return str(self.cres.type_annotation)
+
+    def __repr__(self):
+        return f"<CompiledKernel {self.entry_name} {self.signature}>"

@@ -1,0 +1,128 @@
+"""libNVVM, through ``cuda.bindings.nvvm``, loading exactly the library toolkit discovery chose.
+
+``compile_ir(modules, arch=..., options=...)`` turns NVVM IR text into PTX (or LTO-IR with
+``gen_lto=True``); libdevice is added with NVVM's lazy-add call so that only the ``__nv_*``
+functions the IR references are linked.  Any failure raises ``numba_cuda.errors.NvvmError``
+holding NVVM's program log.
+"""
+
+import functools
+import threading
+
+from ..errors import NvvmError, ToolkitError
+
+_lock = threading.RLock()
+
+
+@functools.lru_cache(maxsize=None)
+def bindings():
+    """The ``cuda.bindings.nvvm`` module, bound to the libNVVM that toolkit discovery chose."""
+    from .. import toolkit
+
+    # dlopen the chosen libnvvm by absolute path first: cuda-bindings (through cuda-pathfinder)
+    # then uses the already-loaded library instead of searching on its own.
+    toolkit.load_library("nvvm")
+    try:
+        from cuda.bindings import nvvm
+    except ImportError as exc:  # pragma: no cover - cuda-bindings is a dependency
+        raise ToolkitError(
+            f"cuda.bindings.nvvm cannot be imported ({exc}); install cuda-bindings "
+            "(pip install 'numba-cuda[cu13]' or 'numba-cuda[cu12]')"
+        ) from exc
+    try:
+        nvvm.version()
+    except Exception as exc:  # noqa: BLE001 - any failure here means NVVM is unusable
+        raise ToolkitError(f"libNVVM was found but cannot be used: {exc}") from exc
+    return nvvm
+
+
+@functools.lru_cache(maxsize=None)
+def version():
+    """libNVVM's own version, e.g. ``(2, 0)``."""
+    return tuple(bindings().version())
+
+
+@functools.lru_cache(maxsize=None)
+def ir_version():
+    """``(major, minor, debug_major, debug_minor)`` of the NVVM IR this libNVVM reads."""
+    return tuple(bindings().ir_version())
+
+
+@functools.lru_cache(maxsize=None)
+def libdevice_bitcode():
+    """The bytes of ``libdevice.10.bc`` from the chosen toolkit."""
+    from .. import toolkit
+
+    path = toolkit.libdevice_path()
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError as exc:
+        raise ToolkitError(f"libdevice could not be read from {path}: {exc}") from exc
+
+
+def _program_log(nvvm, prog):
+    try:
+        size = nvvm.get_program_log_size(prog)
+        buf = bytearray(size)
+        nvvm.get_program_log(prog, buf)
+        return bytes(buf).rstrip(b"\x00").decode("utf-8", "replace").strip()
+    except Exception:  # noqa: BLE001 - the log is best effort once compilation already failed
+        return ""
+
+
+def compile_ir(modules, arch, options=(), *, libdevice=True, gen_lto=False):
+    """Compile NVVM IR text modules for ``arch`` (e.g. ``"compute_90"``); return PTX text (str)
+    or, with ``gen_lto=True``, LTO-IR (bytes).
+
+    ``modules`` is a sequence of ``(name, text)`` pairs; ``options`` are extra libNVVM options
+    (``-opt=3``, ``-ftz=1`` ...).
+    """
+    nvvm = bindings()
+    opts = [f"-arch={arch}", *options]
+    if gen_lto:
+        opts.append("-gen-lto")
+    encoded = [o.decode() if isinstance(o, bytes) else o for o in opts]
+    with _lock:
+        prog = nvvm.create_program()
+        try:
+            stage = "adding IR to the program"
+            try:
+                for name, text in modules:
+                    data = text.encode("utf-8") if isinstance(text, str) else text
+                    nvvm.add_module_to_program(prog, data, len(data), name)
+                if libdevice:
+                    bc = libdevice_bitcode()
+                    nvvm.lazy_add_module_to_program(prog, bc, len(bc), "libdevice")
+                stage = f"compiling for {arch} with options {' '.join(opts)}"
+                nvvm.compile_program(prog, len(encoded), encoded)
+                size = nvvm.get_compiled_result_size(prog)
+                buf = bytearray(size)
+                nvvm.get_compiled_result(prog, buf)
+            except nvvm.nvvmError as exc:
+                log = _program_log(nvvm, prog)
+                raise NvvmError(
+                    f"libNVVM failed {stage}: {exc}\n{log or '(NVVM wrote no log)'}"
+                ) from exc
+        finally:
+            nvvm.destroy_program(prog)
+    result = bytes(buf)
+    if gen_lto:
+        return result
+    return result.rstrip(b"\x00").decode("utf-8")
+
+
+def accepts_arch(arch):
+    """True if this libNVVM accepts ``-arch=<arch>`` (checked by compiling an empty module)."""
+    return _accepts_arch(arch)
+
+
+@functools.lru_cache(maxsize=None)
+def _accepts_arch(arch):
+    from .nvvmir import empty_module_text
+
+    try:
+        compile_ir([("probe", empty_module_text())], arch, libdevice=False)
+    except NvvmError:
+        return False
+    return True

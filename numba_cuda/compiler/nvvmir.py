@@ -1,0 +1,90 @@
+"""What makes an ``llvmlite.ir`` module acceptable to libNVVM.
+
+* the NVVM 64-bit data layout and the ``nvptx64-nvidia-cuda`` triple (an empty layout is rejected);
+* ``!nvvmir.version`` with the IR version libNVVM itself reports;
+* kernels marked with ``!nvvm.annotations`` ``!"kernel"`` (understood by both of libNVVM's IR
+  readers: the LLVM-7-era one used for compute_75..90 and the modern one for compute_100+, which
+  upgrades the annotation to the ``ptx_kernel`` calling convention itself);
+* textual, typed-pointer IR printed by ``llvmlite.ir`` (never through ``llvmlite.binding``), with
+  attributes newer than LLVM 7 removed (``downgrade_for_llvm7``).
+"""
+
+import re
+
+from llvmlite import ir
+
+DATA_LAYOUT = (
+    "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128"
+    "-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
+)
+TRIPLE = "nvptx64-nvidia-cuda"
+
+
+def new_module(name):
+    """An empty ``llvmlite.ir.Module`` with NVVM's triple and data layout."""
+    module = ir.Module(name)
+    module.triple = TRIPLE
+    module.data_layout = DATA_LAYOUT
+    return module
+
+
+def add_ir_version(module):
+    """Add ``!nvvmir.version`` (from libNVVM's own ``ir_version``) unless the module has it."""
+    from . import nvvm
+
+    if "nvvmir.version" in module.namedmetadata:
+        return
+    i32 = ir.IntType(32)
+    node = module.add_metadata([i32(v) for v in nvvm.ir_version()])
+    module.add_named_metadata("nvvmir.version").add(node)
+
+
+def mark_kernel(module, function):
+    """Mark ``function`` as a kernel entry point (``!nvvm.annotations`` ``!"kernel"``)."""
+    node = module.add_metadata([function, "kernel", ir.IntType(32)(1)])
+    module.add_named_metadata("nvvm.annotations").add(node)
+
+
+def empty_module_text():
+    module = new_module("empty")
+    add_ir_version(module)
+    return str(module)
+
+
+# Function/parameter attributes introduced after LLVM 7.0; the LLVM-7-era reader of libNVVM
+# (compute_75..90) rejects them.  Dropping them is always safe: they are optimisation hints.
+_POST_LLVM7_ATTRIBUTES = frozenset((
+    "willreturn", "nofree", "nosync", "mustprogress", "immarg", "noundef", "nocallback",
+    "nounwind_unwindabi", "nocf_check", "null_pointer_is_valid", "optforfuzzing", "shadowcallstack",
+    "speculative_load_hardening", "hot", "noprofile", "vscale_range", "allocsize", "memory",
+    "dead_on_unwind", "writable", "initializes", "captures", "nofpclass", "range",
+))
+_ATTR_GROUP = re.compile(r"^(attributes #\d+ = \{)(.*)(\}\s*)$")
+_ATTR_WORD = re.compile(r'"[^"]*"(?:="[^"]*")?|[A-Za-z_][\w.]*(?:\([^)]*\))?|\S+')
+
+
+def _filter_attr_words(text):
+    kept = []
+    for word in _ATTR_WORD.findall(text):
+        bare = word.split("(", 1)[0]
+        if bare in _POST_LLVM7_ATTRIBUTES:
+            continue
+        kept.append(word)
+    return " ".join(kept)
+
+
+def downgrade_for_llvm7(text):
+    """Strip attributes the LLVM-7-era NVVM reader does not know from IR text."""
+    if not any(attr in text for attr in _POST_LLVM7_ATTRIBUTES):
+        return text
+    out = []
+    for line in text.splitlines():
+        match = _ATTR_GROUP.match(line)
+        if match:
+            line = f"{match.group(1)} {_filter_attr_words(match.group(2))} {match.group(3)}"
+        elif line.startswith(("define ", "declare ")):
+            for attr in _POST_LLVM7_ATTRIBUTES:
+                if attr in line:
+                    line = re.sub(rf"(?<![\w\"]){attr}(?:\([^)]*\))?(?![\w\"])", "", line)
+        out.append(line)
+    return "\n".join(out) + "\n"

@@ -1,0 +1,178 @@
+"""The compiler pipeline: Numba's untyped and typed passes, then CUDA lowering to NVVM IR.
+
+``compile_cuda(pyfunc, return_type, args, options)`` compiles one specialisation to a
+``CompileResult`` whose ``library`` is a ``CUDACodeLibrary`` (IR only; PTX is made later per
+compute capability).  Every compile runs inside ``target_override("cuda")`` so that target-specific
+``@overload``/``@intrinsic`` extensions are selected.
+"""
+
+import dataclasses
+
+from numba.core import funcdesc, typing
+from numba.core.compiler import CompilerBase, DefaultPassBuilder, compile_extra, compile_result
+from numba.core.compiler_lock import global_compiler_lock
+from numba.core.compiler_machinery import LoweringPass, PassManager, register_pass
+from numba.core.lowering import Lower
+from numba.core.target_extension import target_override
+from numba.core.typed_passes import AnnotateTypes, IRLegalization
+
+from .target import TARGET_NAME, CUDAFlags, CUDATargetOptions, cuda_target, ensure_registered
+
+
+@dataclasses.dataclass(frozen=True)
+class CompileOptions:
+    """Everything that changes generated code, besides the signature and the compute capability.
+
+    Hashable: part of the in-memory cache key.
+    """
+
+    debug: bool = False
+    lineinfo: bool = False
+    fastmath: bool = False
+    opt: bool = True
+    inline: bool = False
+    max_registers: int | None = None
+
+    def nvvm_options(self):
+        opts = [f"-opt={3 if self.opt else 0}"]
+        if self.fastmath:
+            opts += ["-ftz=1", "-prec-div=0", "-prec-sqrt=0", "-fma=1"]
+        if self.debug:
+            opts.append("-g")
+        if self.max_registers:
+            opts.append(f"-maxreg={int(self.max_registers)}")
+        return tuple(opts)
+
+    @classmethod
+    def from_user(cls, debug=None, lineinfo=False, fastmath=False, opt=None, inline=False,
+                  max_registers=None):
+        debug = bool(debug)
+        if opt is None:
+            opt = not debug
+        if inline in ("never", None):
+            inline = False
+        elif inline == "always":
+            inline = True
+        if max_registers is not None:
+            if not isinstance(max_registers, int) or max_registers <= 0:
+                raise ValueError(f"max_registers must be a positive int, got {max_registers!r}")
+        return cls(debug=debug, lineinfo=bool(lineinfo), fastmath=bool(fastmath), opt=bool(opt),
+                   inline=bool(inline), max_registers=max_registers)
+
+
+class DeviceEntryPoint:
+    """The unique, hashable ``entry_point`` of a CUDA ``CompileResult`` (there is no host code)."""
+
+    __slots__ = ("qualname",)
+
+    def __init__(self, qualname):
+        self.qualname = qualname
+
+    def __repr__(self):
+        return f"<CUDA device function {self.qualname}>"
+
+
+@register_pass(mutates_CFG=True, analysis_only=False)
+class CUDANativeLowering(LoweringPass):
+    """Lower typed Numba IR to NVVM IR in a fresh ``CUDACodeLibrary``."""
+
+    _name = "cuda_native_lowering"
+
+    def __init__(self):
+        LoweringPass.__init__(self)
+
+    def run_pass(self, state):
+        targetctx = state.targetctx
+        library = state.library
+        if library is None:
+            library = targetctx.codegen().create_library(state.func_id.func_qualname)
+            state.library = library
+        flags = state.flags
+        fndesc = funcdesc.PythonFunctionDescriptor.from_specialized_function(
+            state.func_ir, state.typemap, state.return_type, state.calltypes,
+            mangler=targetctx.mangler, inline=flags.forceinline, noalias=flags.noalias,
+            abi_tags=[flags.get_mangle_string()],
+        )
+        with targetctx.push_code_library(library):
+            lower = Lower(targetctx, library, fndesc, state.func_ir, metadata=state.metadata)
+            lower.lower()
+            env = lower.env
+            call_helper = lower.call_helper
+            del lower
+        from numba.core.compiler import _LowerResult
+
+        state["cr"] = _LowerResult(fndesc, call_helper, cfunc=None, env=env)
+        return True
+
+
+@register_pass(mutates_CFG=True, analysis_only=False)
+class CUDABackend(LoweringPass):
+    """Wrap the lowering result in a ``CompileResult`` with a unique ``entry_point``."""
+
+    _name = "cuda_backend"
+
+    def __init__(self):
+        LoweringPass.__init__(self)
+
+    def run_pass(self, state):
+        lowered = state["cr"]
+        signature = typing.signature(state.return_type, *state.args)
+        state.cr = compile_result(
+            typing_context=state.typingctx,
+            target_context=state.targetctx,
+            entry_point=DeviceEntryPoint(lowered.fndesc.qualname),
+            typing_error=state.status.fail_reason,
+            type_annotation=state.type_annotation,
+            library=state.library,
+            call_helper=lowered.call_helper,
+            signature=signature,
+            objectmode=False,
+            lifted=state.lifted,
+            fndesc=lowered.fndesc,
+            environment=lowered.env,
+            metadata=state.metadata,
+            reload_init=state.reload_init,
+        )
+        return True
+
+
+class CUDACompiler(CompilerBase):
+    def define_pipelines(self):
+        pm = PassManager("cuda")
+        untyped = DefaultPassBuilder.define_untyped_pipeline(self.state)
+        pm.passes.extend(untyped.passes)
+        typed = DefaultPassBuilder.define_typed_pipeline(self.state)
+        pm.passes.extend(typed.passes)
+        pm.add_pass(IRLegalization, "ensure IR is legal prior to lowering")
+        pm.add_pass(AnnotateTypes, "annotate types")
+        pm.add_pass(CUDANativeLowering, "CUDA native lowering")
+        pm.add_pass(CUDABackend, "CUDA backend")
+        pm.finalize()
+        return [pm]
+
+
+def make_flags(options):
+    flags = CUDAFlags()
+    user = {"fastmath": options.fastmath, "debug": options.debug}
+    if options.inline:
+        user["forceinline"] = True
+    CUDATargetOptions.parse_as_flags(flags, user)
+    return flags
+
+
+@global_compiler_lock
+def compile_cuda(pyfunc, return_type, args, options, locals=None):
+    """Compile ``pyfunc`` for argument types ``args`` to a CUDA ``CompileResult`` (NVVM IR)."""
+    ensure_registered()
+    typingctx = cuda_target.typing_context
+    targetctx = cuda_target.target_context
+    flags = make_flags(options)
+    with target_override(TARGET_NAME):
+        cres = compile_extra(
+            typingctx=typingctx, targetctx=targetctx, func=pyfunc, args=args,
+            return_type=return_type, flags=flags, locals=locals or {},
+            pipeline_class=CUDACompiler,
+        )
+    cres.library.nvvm_options = options.nvvm_options()
+    cres.library.finalize()
+    return cres

@@ -1,0 +1,146 @@
+"""The CUDA target context: data models, lowering registries, call convention, kernel wrappers.
+
+Lowering installed: Numba's generic builtins (numbers, tuples, slices, ranges, iterators,
+enumerate, arrays) and every kernel-language family's ``lowering_registry``.  Numba's CPU math
+lowering (``numba.cpython.mathimpl``) is never installed: it emits LLVM intrinsics NVPTX cannot
+select; the math family lowers ``math.*`` to libdevice.
+
+Device functions use Numba's minimal call convention ``i32 status f(ret*, args...)``.  A kernel
+is a ``void`` wrapper taking the flattened arguments (``get_arg_packer``) and calling the device
+function, marked with ``!nvvm.annotations``.
+"""
+
+from functools import cached_property
+
+from llvmlite import ir
+
+from numba.core import itanium_mangler, types
+from numba.core.base import BaseContext
+from numba.core.callconv import MinimalCallConv
+
+from . import nvvmir
+
+
+class CUDACallConv(MinimalCallConv):
+    """``i32 status f(ret*, args...)``; exceptions become status codes (ignored by kernels)."""
+
+
+class CUDATargetContext(BaseContext):
+    implement_powi_as_math_call = True
+    strict_alignment = True
+
+    def __init__(self, typingctx, target="cuda"):
+        super().__init__(typingctx, target)
+
+    # ---- set-up -----------------------------------------------------------------
+    def init(self):
+        from .codelibrary import CUDACodegen
+
+        self._internal_codegen = CUDACodegen("numba_cuda.jit")
+        self._target_data = None
+
+    def load_additional_registries(self):
+        # Importing these fills Numba's builtin registry (installed by ``refresh``).
+        from numba.cpython import enumimpl, iterators, numbers, rangeobj, slicing, tupleobj  # noqa: F401
+        from numba.np import arrayobj  # noqa: F401
+        from numba.np.unsafe import ndarray  # noqa: F401
+
+        from .typing_context import family_modules
+
+        for module in family_modules():
+            self.install_registry(module.lowering_registry)
+
+    @property
+    def enable_boundscheck(self):
+        return False
+
+    @enable_boundscheck.setter
+    def enable_boundscheck(self, value):
+        pass  # bounds checking is not implemented on the device
+
+    def codegen(self):
+        return self._internal_codegen
+
+    def create_module(self, name):
+        return nvvmir.new_module(name)
+
+    @property
+    def target_data(self):
+        if self._target_data is None:
+            import llvmlite.binding as ll
+
+            # Only parses the layout string: no LLVM backend is involved.
+            self._target_data = ll.create_target_data(nvvmir.DATA_LAYOUT)
+        return self._target_data
+
+    @cached_property
+    def nonconst_module_attrs(self):
+        """``cuda.laneid``/``cuda.warpsize`` ... read special registers, so Numba must not fold
+        them as module constants.  Families add names with a ``NONCONST_MODULE_ATTRS`` tuple."""
+        import numba_cuda
+
+        from .typing_context import family_modules
+
+        names = []
+        for module in family_modules():
+            names.extend(getattr(module, "NONCONST_MODULE_ATTRS", ()))
+        return tuple((types.Module(numba_cuda), name) for name in names)
+
+    @cached_property
+    def call_conv(self):
+        return CUDACallConv(self)
+
+    def mangler(self, name, argtypes, *, abi_tags=(), uid=None):
+        return itanium_mangler.mangle(name, argtypes, abi_tags=abi_tags, uid=uid)
+
+    def declare_env_global(self, module, envname):
+        """Numba's per-function environment pointer is never used on the device: make it an
+        internal global that libNVVM removes, instead of a ``.common .global`` in the PTX."""
+        gv = module.globals.get(envname)
+        if gv is None:
+            gv = ir.GlobalVariable(module, ir.IntType(8).as_pointer(), name=envname)
+            gv.linkage = "internal"
+            gv.initializer = ir.Constant(gv.type.pointee, None)
+        return gv
+
+    def get_executable(self, library, fndesc, env):
+        raise NotImplementedError("CUDA functions are not executable on the host")
+
+    # ---- kernels and ABI wrappers -----------------------------------------------------
+    def make_kernel(self, library, fndesc, entry_name):
+        """Add a module to ``library`` with the kernel ``entry_name`` wrapping the device function
+        ``fndesc``.  Returns the flattened LLVM argument types."""
+        argtypes = fndesc.argtypes
+        packer = self.get_arg_packer(argtypes)
+        ll_args = list(packer.argument_types)
+        module = self.create_module(f"{entry_name}.kernel")
+        wrapper = ir.Function(module, ir.FunctionType(ir.VoidType(), ll_args), entry_name)
+        builder = ir.IRBuilder(wrapper.append_basic_block("entry"))
+        callee_ty = self.call_conv.get_function_type(fndesc.restype, argtypes)
+        callee = ir.Function(module, callee_ty, fndesc.llvm_func_name)
+        values = packer.from_arguments(builder, wrapper.args)
+        self.call_conv.call_function(builder, callee, fndesc.restype, argtypes, values)
+        builder.ret_void()
+        nvvmir.mark_kernel(module, wrapper)
+        library.add_ir_module(module)
+        library.kernel_names.add(entry_name)
+        return ll_args
+
+    def make_c_abi_wrapper(self, library, fndesc, abi_name):
+        """Add ``abi_name``, a C-ABI function ``ret f(args...)`` calling the Numba-ABI one."""
+        argtypes = fndesc.argtypes
+        restype = fndesc.restype
+        ll_args = [self.get_value_type(t) for t in argtypes]
+        ll_ret = ir.VoidType() if restype == types.none else self.get_value_type(restype)
+        module = self.create_module(f"{abi_name}.cabi")
+        wrapper = ir.Function(module, ir.FunctionType(ll_ret, ll_args), abi_name)
+        builder = ir.IRBuilder(wrapper.append_basic_block("entry"))
+        callee_ty = self.call_conv.get_function_type(restype, argtypes)
+        callee = ir.Function(module, callee_ty, fndesc.llvm_func_name)
+        _status, result = self.call_conv.call_function(builder, callee, restype, argtypes, list(wrapper.args))
+        if restype == types.none:
+            builder.ret_void()
+        else:
+            builder.ret(result)
+        library.add_ir_module(module)
+        library.exported_names.add(abi_name)

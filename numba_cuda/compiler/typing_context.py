@@ -1,0 +1,73 @@
+"""The CUDA typing context.
+
+Installs Numba's generic typing plus every kernel-language family's ``typing_registry``
+(``numba_cuda.lang.FAMILY_MODULES`` and ``numba_cuda.lang.indexing``).  Numba's ``mathdecl`` and
+``npydecl`` are deliberately *not* installed: the math family types ``math.*`` itself (lowered to
+libdevice), and NumPy ufunc typing would pull in CPU math lowering.
+
+A CPU ``@numba.njit`` dispatcher seen inside a kernel is turned into a CUDA device dispatcher for
+the same Python function (cached on the CPU dispatcher), so plain njit helpers are callable from
+kernels.
+"""
+
+import importlib
+
+from numba.core import typing
+from numba.core.dispatcher import Dispatcher
+
+#: Family modules the compiler always installs (its own), before ``lang.FAMILY_MODULES``.
+COMPILER_FAMILIES = ("numba_cuda.lang.indexing", "numba_cuda.compiler.external")
+
+
+def family_modules():
+    """Imported kernel-language family modules, compiler-owned ones first, without duplicates."""
+    from .. import lang
+
+    names = list(COMPILER_FAMILIES)
+    for name in lang.FAMILY_MODULES:
+        if name not in names:
+            names.append(name)
+    return [importlib.import_module(name) for name in names]
+
+
+_DEVICE_DISPATCHER_ATTR = "_numba_cuda_device_dispatcher"
+
+
+class CUDATypingContext(typing.BaseContext):
+    def load_additional_registries(self):
+        from numba.core.typing import cmathdecl, enumdecl
+
+        self.install_registry(cmathdecl.registry)
+        self.install_registry(enumdecl.registry)
+        for module in family_modules():
+            self.install_registry(module.typing_registry)
+
+    def resolve_value_type(self, val):
+        from .dispatcher import CUDADispatcher
+
+        if isinstance(val, Dispatcher) and not isinstance(val, CUDADispatcher):
+            val = device_dispatcher_for(val)
+        return super().resolve_value_type(val)
+
+
+def device_dispatcher_for(cpu_dispatcher):
+    """The CUDA device dispatcher standing for a CPU ``@njit`` dispatcher inside kernels."""
+    from .dispatcher import CUDADispatcher
+
+    disp = getattr(cpu_dispatcher, _DEVICE_DISPATCHER_ATTR, None)
+    if disp is not None:
+        return disp
+    if not cpu_dispatcher._can_compile:
+        raise ValueError(
+            f"{cpu_dispatcher.py_func.__qualname__} is used in a CUDA kernel but its compilation "
+            "is disabled (it was frozen with explicit signatures); remove the signatures or "
+            "decorate it with @cuda.jit(device=True)"
+        )
+    options = {}
+    for key in ("fastmath", "inline"):
+        if key in cpu_dispatcher.targetoptions:
+            options[key] = cpu_dispatcher.targetoptions[key]
+    options["device"] = True
+    disp = CUDADispatcher(cpu_dispatcher.py_func, targetoptions=options)
+    setattr(cpu_dispatcher, _DEVICE_DISPATCHER_ATTR, disp)
+    return disp
