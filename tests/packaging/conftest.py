@@ -1,4 +1,4 @@
-"""Fixtures for the packaging tests (see ``_deps.py`` for the shared facts)."""
+"""Fixtures for the packaging tests (``_deps.py``: shared facts; ``_fake_conda.py``: a fake conda prefix)."""
 
 import functools
 import importlib.util
@@ -8,9 +8,9 @@ import pytest
 
 
 @functools.lru_cache(maxsize=None)
-def _load_deps():
-    path = Path(__file__).with_name("_deps.py")
-    spec = importlib.util.spec_from_file_location("_numba_cuda_packaging_deps", path)
+def _load(name):
+    path = Path(__file__).with_name(f"{name}.py")
+    spec = importlib.util.spec_from_file_location(f"_numba_cuda_packaging{name}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -18,7 +18,19 @@ def _load_deps():
 
 @pytest.fixture(scope="session")
 def deps():
-    return _load_deps()
+    return _load("_deps")
+
+
+@pytest.fixture(scope="session")
+def fake_conda():
+    """The helpers of ``_fake_conda.py`` (an unactivated conda prefix built from the pip wheels)."""
+    return _load("_fake_conda")
+
+
+@pytest.fixture(scope="session")
+def conda_prefix(fake_conda, tmp_path_factory):
+    """(prefix, major): a fake unactivated conda environment with this venv's CUDA major."""
+    return fake_conda.build(tmp_path_factory.mktemp("conda") / "numba-cuda-env")
 
 
 @pytest.fixture(scope="session")
