@@ -13,4 +13,9 @@ are first built.  The Python-side objects are in ``numba_cuda.lang.stubs``.
 
 FAMILY_MODULES = (
     # filled in by the families as they land, e.g. "numba_cuda.lang.indexing"
+    "numba_cuda.lang.memory",
+    "numba_cuda.lang.sync",
+    "numba_cuda.lang.atomics",
+    "numba_cuda.lang.mathfuncs",
+    "numba_cuda.lang.bits",
 )

@@ -1,0 +1,489 @@
+"""``math``, ``cmath`` and the numeric builtins (``abs``, ``round``, ``pow``) inside kernels.
+
+Every transcendental function lowers to a call to libdevice (``__nv_sinf`` for float32,
+``__nv_sin`` for float64 ...), which libNVVM links lazily; nothing here emits ``llvm.sin``-style
+intrinsics, which the NVPTX backend cannot select.  Integer arguments are converted to float64,
+as in Python and Numba's CPU target.
+
+With ``fastmath=True`` the float32 functions that have a fast, approximate libdevice variant use
+it (``sin``, ``cos``, ``tan``, ``exp``, ``log``, ``log2``, ``log10``, ``pow`` ->
+``__nv_fast_*``, i.e. PTX ``sin.approx.f32`` & co.).
+
+Typing follows Numba's CPU conventions: ``math.floor/ceil/trunc`` of a float return an int64,
+``math.isnan/isinf/isfinite`` a boolean, ``math.frexp`` a ``(mantissa, intc)`` tuple.
+"""
+
+import cmath
+import math
+import operator
+
+from llvmlite import ir
+from numba.core import cgutils, types
+from numba.core.imputils import Registry as LoweringRegistry
+from numba.core.typing.templates import ConcreteTemplate, Registry as TypingRegistry, signature
+
+from . import libdevice_functions as libdevice
+
+typing_registry = TypingRegistry()
+lowering_registry = LoweringRegistry("numba_cuda.lang.mathfuncs")
+lower = lowering_registry.lower
+
+f32, f64, i64, u64 = types.float32, types.float64, types.int64, types.uint64
+FLOATS = (f32, f64)
+
+#: math function -> libdevice base name (float64 name; the float32 name adds "f").
+UNARY = {
+    math.sin: "sin", math.cos: "cos", math.tan: "tan",
+    math.asin: "asin", math.acos: "acos", math.atan: "atan",
+    math.sinh: "sinh", math.cosh: "cosh", math.tanh: "tanh",
+    math.asinh: "asinh", math.acosh: "acosh", math.atanh: "atanh",
+    math.exp: "exp", math.expm1: "expm1",
+    math.log: "log", math.log2: "log2", math.log10: "log10", math.log1p: "log1p",
+    math.sqrt: "sqrt", math.fabs: "fabs",
+    math.erf: "erf", math.erfc: "erfc", math.lgamma: "lgamma", math.gamma: "tgamma",
+}
+if hasattr(math, "exp2"):
+    UNARY[math.exp2] = "exp2"
+if hasattr(math, "cbrt"):
+    UNARY[math.cbrt] = "cbrt"
+
+BINARY = {
+    math.atan2: "atan2", math.hypot: "hypot", math.copysign: "copysign",
+    math.fmod: "fmod", math.remainder: "remainder", math.pow: "pow",
+    math.nextafter: "nextafter",
+}
+
+ROUNDING = {math.floor: "floor", math.ceil: "ceil", math.trunc: "trunc"}
+
+#: float32 functions replaced by their fast approximate variant under fastmath.
+FAST_FLOAT32 = {
+    "sin": "fast_sinf", "cos": "fast_cosf", "tan": "fast_tanf", "exp": "fast_expf",
+    "log": "fast_logf", "log2": "fast_log2f", "log10": "fast_log10f", "pow": "fast_powf",
+}
+
+
+def libdevice_name(base, is_float32, fastmath=False):
+    """The libdevice function (without ``__nv_``) computing ``base`` at the given precision."""
+    if not is_float32:
+        return base
+    if fastmath and base in FAST_FLOAT32:
+        return FAST_FLOAT32[base]
+    return base + "f"
+
+
+def _check_table():
+    bases = list(UNARY.values()) + list(BINARY.values()) + list(ROUNDING.values())
+    bases += ["rint", "ldexp", "frexp", "modf"]
+    for base in bases:
+        for is_f32 in (False, True):
+            name = libdevice_name(base, is_f32)
+            if name not in libdevice.FUNCTIONS:
+                raise AssertionError(f"__nv_{name} is not a libdevice function")
+    for name in FAST_FLOAT32.values():
+        if name not in libdevice.FUNCTIONS:
+            raise AssertionError(f"__nv_{name} is not a libdevice function")
+
+
+_check_table()
+
+
+def _fastmath(context):
+    return bool(getattr(context, "fastmath", False))
+
+
+def _is_f32(ty):
+    return ty == f32
+
+
+def call_math(context, builder, base, fltty, args):
+    """Call the libdevice function for ``base`` on float ``args`` of Numba type ``fltty``."""
+    name = libdevice_name(base, _is_f32(fltty), _fastmath(context))
+    return libdevice.call(builder, name, list(args))
+
+
+def _to_float(context, builder, value, fromty, toty=f64):
+    return context.cast(builder, value, fromty, toty)
+
+
+# ---- typing ------------------------------------------------------------------------------
+
+
+def _concrete(func, cases):
+    class MathTemplate(ConcreteTemplate):
+        key = func
+
+    MathTemplate.cases = list(cases)
+    typing_registry.register_global(func, types.Function(MathTemplate))
+
+
+_UNARY_CASES = [signature(f64, i64), signature(f64, u64), signature(f32, f32), signature(f64, f64)]
+for _func in UNARY:
+    _concrete(_func, _UNARY_CASES)
+for _func in (math.degrees, math.radians):
+    _concrete(_func, _UNARY_CASES)
+
+_BINARY_CASES = [signature(f32, f32, f32), signature(f64, f64, f64)]
+_BINARY_INT_CASES = [signature(f64, i64, i64), signature(f64, u64, u64)]
+for _func in BINARY:
+    cases = list(_BINARY_CASES)
+    if _func in (math.atan2, math.hypot):
+        cases += _BINARY_INT_CASES
+    if _func is math.pow:
+        cases += [signature(f64, f64, i64), signature(f64, f64, u64)]
+    _concrete(_func, cases)
+
+_ROUNDING_CASES = [
+    signature(types.intp, types.intp), signature(i64, i64), signature(u64, u64),
+    signature(i64, f32), signature(i64, f64),
+]
+for _func in ROUNDING:
+    _concrete(_func, _ROUNDING_CASES)
+
+_PREDICATE_CASES = [signature(types.boolean, t) for t in (i64, u64, f32, f64)]
+for _func in (math.isnan, math.isinf, math.isfinite):
+    _concrete(_func, _PREDICATE_CASES)
+
+_concrete(math.ldexp, [signature(f32, f32, types.intc), signature(f64, f64, types.intc)])
+_concrete(math.frexp, [signature(types.Tuple((t, types.intc)), t) for t in FLOATS])
+_concrete(math.modf, [signature(types.UniTuple(t, 2), t) for t in FLOATS])
+
+# cmath functions that Numba's cmathdecl does not type.
+_COMPLEX = (types.complex64, types.complex128)
+for _func in (cmath.log10, cmath.sinh, cmath.cosh, cmath.tanh):
+    _concrete(_func, [signature(t, t) for t in _COMPLEX])
+_concrete(cmath.phase, [signature(t.underlying_float, t) for t in _COMPLEX])
+_concrete(cmath.polar, [signature(types.UniTuple(t.underlying_float, 2), t) for t in _COMPLEX])
+_concrete(cmath.rect, [signature(types.complex64, f32, f32), signature(types.complex128, f64, f64)])
+
+
+# ---- lowering: math ----------------------------------------------------------------------
+
+
+def _lower_unary(base):
+    def impl(context, builder, sig, args):
+        (argty,) = sig.args
+        (value,) = args
+        resty = sig.return_type
+        if isinstance(argty, types.Integer):
+            value = _to_float(context, builder, value, argty, resty)
+        return call_math(context, builder, base, resty, [value])
+
+    return impl
+
+
+for _func, _base in UNARY.items():
+    for _argty in (f32, f64, i64, u64):
+        lower(_func, _argty)(_lower_unary(_base))
+
+
+def _lower_angle(factor):
+    def impl(context, builder, sig, args):
+        (argty,) = sig.args
+        resty = sig.return_type
+        value = _to_float(context, builder, args[0], argty, resty)
+        return builder.fmul(value, context.get_constant(resty, factor))
+
+    return impl
+
+
+for _argty in (f32, f64, i64, u64):
+    lower(math.degrees, _argty)(_lower_angle(180.0 / math.pi))
+    lower(math.radians, _argty)(_lower_angle(math.pi / 180.0))
+
+
+def _lower_binary(base):
+    def impl(context, builder, sig, args):
+        resty = sig.return_type
+        values = [_to_float(context, builder, v, t, resty) for v, t in zip(args, sig.args)]
+        return call_math(context, builder, base, resty, values)
+
+    return impl
+
+
+for _func, _base in BINARY.items():
+    for _sig in (_BINARY_CASES + _BINARY_INT_CASES + [signature(f64, f64, i64), signature(f64, f64, u64)]):
+        lower(_func, *_sig.args)(_lower_binary(_base))
+
+
+def _lower_rounding(base):
+    def impl(context, builder, sig, args):
+        (argty,) = sig.args
+        (value,) = args
+        if isinstance(argty, types.Integer):
+            return context.cast(builder, value, argty, sig.return_type)
+        rounded = call_math(context, builder, base, argty, [value])
+        return builder.fptosi(rounded, context.get_value_type(sig.return_type))
+
+    return impl
+
+
+for _func, _base in ROUNDING.items():
+    for _argty in (types.intp, i64, u64, f32, f64):
+        lower(_func, _argty)(_lower_rounding(_base))
+
+
+def float_predicate(builder, kind, value):
+    """i1 result of isnan/isinf/isfinite on an LLVM float or double."""
+    if kind == "isnan":
+        return builder.fcmp_unordered("uno", value, value)
+    inf = ir.Constant(value.type, float("inf"))
+    is_float32 = isinstance(value.type, ir.FloatType)
+    magnitude = libdevice.call(builder, "fabsf" if is_float32 else "fabs", [value])
+    if kind == "isinf":
+        return builder.fcmp_ordered("==", magnitude, inf)
+    return builder.fcmp_ordered("<", magnitude, inf)  # isfinite: false for inf and NaN
+
+
+def _lower_predicate(kind):
+    def impl(context, builder, sig, args):
+        (argty,) = sig.args
+        if isinstance(argty, types.Integer):
+            return cgutils.true_bit if kind == "isfinite" else cgutils.false_bit
+        return float_predicate(builder, kind, args[0])
+
+    return impl
+
+
+for _func in (math.isnan, math.isinf, math.isfinite):
+    for _argty in (i64, u64, f32, f64):
+        lower(_func, _argty)(_lower_predicate(_func.__name__))
+
+
+@lower(math.ldexp, f32, types.intc)
+@lower(math.ldexp, f64, types.intc)
+def _lower_ldexp(context, builder, sig, args):
+    fltty = sig.args[0]
+    name = "ldexpf" if _is_f32(fltty) else "ldexp"
+    return libdevice.call(builder, name, list(args))
+
+
+@lower(math.frexp, f32)
+@lower(math.frexp, f64)
+def _lower_frexp(context, builder, sig, args):
+    fltty = sig.args[0]
+    exponent = cgutils.alloca_once(builder, ir.IntType(32), name="frexp.exp")
+    name = "frexpf" if _is_f32(fltty) else "frexp"
+    mantissa = libdevice.call(builder, name, [args[0], exponent])
+    return context.make_tuple(builder, sig.return_type, [mantissa, builder.load(exponent)])
+
+
+@lower(math.modf, f32)
+@lower(math.modf, f64)
+def _lower_modf(context, builder, sig, args):
+    fltty = sig.args[0]
+    whole = cgutils.alloca_once(builder, context.get_value_type(fltty), name="modf.int")
+    name = "modff" if _is_f32(fltty) else "modf"
+    fraction = libdevice.call(builder, name, [args[0], whole])
+    return context.make_tuple(builder, sig.return_type, [fraction, builder.load(whole)])
+
+
+# ---- lowering: builtins ------------------------------------------------------------------
+# Registered for concrete float types, so they are chosen over Numba's generic
+# implementations (which would emit llvm.pow / llvm.rint / llvm.fabs).
+
+
+def _lower_float_pow(context, builder, sig, args):
+    resty = sig.return_type
+    values = [context.cast(builder, v, t, resty) for v, t in zip(args, sig.args)]
+    return call_math(context, builder, "pow", resty, values)
+
+
+for _op in (pow, operator.pow, operator.ipow):
+    for _fltty in FLOATS:
+        lower(_op, _fltty, _fltty)(_lower_float_pow)
+
+
+def _lower_float_abs(context, builder, sig, args):
+    return libdevice.call(builder, "fabsf" if _is_f32(sig.args[0]) else "fabs", list(args))
+
+
+for _fltty in FLOATS:
+    lower(abs, _fltty)(_lower_float_abs)
+
+
+def _lower_round(context, builder, sig, args):
+    # Python's round(x) rounds half to even, as rint does.
+    fltty = sig.args[0]
+    rounded = libdevice.call(builder, "rintf" if _is_f32(fltty) else "rint", list(args))
+    return builder.fptosi(rounded, context.get_value_type(sig.return_type))
+
+
+for _fltty in FLOATS:
+    lower(round, _fltty)(_lower_round)
+
+
+# ---- lowering: cmath ---------------------------------------------------------------------
+
+
+def _parts(context, builder, cplxty, value):
+    z = context.make_complex(builder, cplxty, value)
+    return z.real, z.imag
+
+
+def _complex(context, builder, cplxty, real, imag):
+    z = context.make_complex(builder, cplxty)
+    z.real = real
+    z.imag = imag
+    return z._getvalue()
+
+
+class _FloatOps:
+    """Arithmetic on LLVM floats of one precision, with libdevice for the functions."""
+
+    def __init__(self, context, builder, fltty):
+        self.context, self.builder, self.fltty = context, builder, fltty
+
+    def const(self, value):
+        return self.context.get_constant(self.fltty, value)
+
+    def fn(self, base, *args):
+        return call_math(self.context, self.builder, base, self.fltty, args)
+
+    def add(self, a, b):
+        return self.builder.fadd(a, b)
+
+    def sub(self, a, b):
+        return self.builder.fsub(a, b)
+
+    def mul(self, a, b):
+        return self.builder.fmul(a, b)
+
+    def div(self, a, b):
+        return self.builder.fdiv(a, b)
+
+
+def _lower_complex_unary(compute):
+    def impl(context, builder, sig, args):
+        cplxty = sig.args[0]
+        ops = _FloatOps(context, builder, cplxty.underlying_float)
+        x, y = _parts(context, builder, cplxty, args[0])
+        real, imag = compute(ops, x, y)
+        return _complex(context, builder, sig.return_type, real, imag)
+
+    return impl
+
+
+def _cexp(o, x, y):
+    r = o.fn("exp", x)
+    return o.mul(r, o.fn("cos", y)), o.mul(r, o.fn("sin", y))
+
+
+def _clog(o, x, y):
+    return o.fn("log", o.fn("hypot", x, y)), o.fn("atan2", y, x)
+
+
+def _clog10(o, x, y):
+    re, im = _clog(o, x, y)
+    inv_ln10 = o.const(1.0 / math.log(10.0))
+    return o.mul(re, inv_ln10), o.mul(im, inv_ln10)
+
+
+def _csqrt(o, x, y):
+    # sqrt(z) = t + i*y/(2t) with t = sqrt((|z| + x)/2) for x >= 0; mirrored for x < 0.
+    b = o.builder
+    half = o.const(0.5)
+    r = o.fn("hypot", x, y)
+    t_pos = o.fn("sqrt", o.mul(o.add(r, x), half))
+    t_neg = o.fn("sqrt", o.mul(o.sub(r, x), half))
+    nonneg = b.fcmp_ordered(">=", x, o.const(0.0))
+    is_zero = b.and_(b.fcmp_ordered("==", x, o.const(0.0)), b.fcmp_ordered("==", y, o.const(0.0)))
+    two = o.const(2.0)
+    re_pos, im_pos = t_pos, o.div(y, o.mul(two, t_pos))
+    re_neg = o.div(o.fn("fabs", y), o.mul(two, t_neg))
+    im_neg = o.fn("copysign", t_neg, y)
+    re = b.select(nonneg, re_pos, re_neg)
+    im = b.select(nonneg, im_pos, im_neg)
+    re = b.select(is_zero, o.const(0.0), re)
+    im = b.select(is_zero, y, im)
+    return re, im
+
+
+def _csin(o, x, y):
+    return o.mul(o.fn("sin", x), o.fn("cosh", y)), o.mul(o.fn("cos", x), o.fn("sinh", y))
+
+
+def _ccos(o, x, y):
+    b = o.builder
+    im = o.mul(o.fn("sin", x), o.fn("sinh", y))
+    return o.mul(o.fn("cos", x), o.fn("cosh", y)), b.fsub(o.const(-0.0), im)
+
+
+def _ctan(o, x, y):
+    two = o.const(2.0)
+    denom = o.add(o.fn("cos", o.mul(two, x)), o.fn("cosh", o.mul(two, y)))
+    return o.div(o.fn("sin", o.mul(two, x)), denom), o.div(o.fn("sinh", o.mul(two, y)), denom)
+
+
+def _csinh(o, x, y):
+    return o.mul(o.fn("sinh", x), o.fn("cos", y)), o.mul(o.fn("cosh", x), o.fn("sin", y))
+
+
+def _ccosh(o, x, y):
+    return o.mul(o.fn("cosh", x), o.fn("cos", y)), o.mul(o.fn("sinh", x), o.fn("sin", y))
+
+
+def _ctanh(o, x, y):
+    two = o.const(2.0)
+    denom = o.add(o.fn("cosh", o.mul(two, x)), o.fn("cos", o.mul(two, y)))
+    return o.div(o.fn("sinh", o.mul(two, x)), denom), o.div(o.fn("sin", o.mul(two, y)), denom)
+
+
+for _func, _compute in (
+    (cmath.exp, _cexp), (cmath.log, _clog), (cmath.log10, _clog10), (cmath.sqrt, _csqrt),
+    (cmath.sin, _csin), (cmath.cos, _ccos), (cmath.tan, _ctan),
+    (cmath.sinh, _csinh), (cmath.cosh, _ccosh), (cmath.tanh, _ctanh),
+):
+    lower(_func, types.Complex)(_lower_complex_unary(_compute))
+
+
+@lower(cmath.phase, types.Complex)
+def _lower_phase(context, builder, sig, args):
+    cplxty = sig.args[0]
+    x, y = _parts(context, builder, cplxty, args[0])
+    return call_math(context, builder, "atan2", cplxty.underlying_float, [y, x])
+
+
+@lower(cmath.polar, types.Complex)
+def _lower_polar(context, builder, sig, args):
+    cplxty = sig.args[0]
+    fltty = cplxty.underlying_float
+    x, y = _parts(context, builder, cplxty, args[0])
+    modulus = call_math(context, builder, "hypot", fltty, [x, y])
+    angle = call_math(context, builder, "atan2", fltty, [y, x])
+    return context.make_tuple(builder, sig.return_type, [modulus, angle])
+
+
+@lower(cmath.rect, types.Float, types.Float)
+def _lower_rect(context, builder, sig, args):
+    fltty = sig.args[0]
+    r, phi = args
+    real = builder.fmul(r, call_math(context, builder, "cos", fltty, [phi]))
+    imag = builder.fmul(r, call_math(context, builder, "sin", fltty, [phi]))
+    return _complex(context, builder, sig.return_type, real, imag)
+
+
+def _lower_complex_predicate(kind):
+    def impl(context, builder, sig, args):
+        x, y = _parts(context, builder, sig.args[0], args[0])
+        px = float_predicate(builder, kind, x)
+        py = float_predicate(builder, kind, y)
+        return builder.and_(px, py) if kind == "isfinite" else builder.or_(px, py)
+
+    return impl
+
+
+for _func in (cmath.isnan, cmath.isinf, cmath.isfinite):
+    lower(_func, types.Complex)(_lower_complex_predicate(_func.__name__))
+
+
+@lower(cmath.log, types.Complex, types.Complex)
+def _lower_log_base(context, builder, sig, args):
+    cplxty = sig.args[0]
+    ops = _FloatOps(context, builder, cplxty.underlying_float)
+    a_re, a_im = _clog(ops, *_parts(context, builder, cplxty, args[0]))
+    b_re, b_im = _clog(ops, *_parts(context, builder, cplxty, args[1]))
+    # (a_re + i a_im) / (b_re + i b_im)
+    denom = ops.add(ops.mul(b_re, b_re), ops.mul(b_im, b_im))
+    real = ops.div(ops.add(ops.mul(a_re, b_re), ops.mul(a_im, b_im)), denom)
+    imag = ops.div(ops.sub(ops.mul(a_im, b_re), ops.mul(a_re, b_im)), denom)
+    return _complex(context, builder, sig.return_type, real, imag)
