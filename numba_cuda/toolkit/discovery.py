@@ -524,6 +524,10 @@ def discover(env):
     for comp in components.values():
         comp.tried.sort(key=lambda pr: rank.get(pr[0], len(rank)))
 
+    if major and env.bindings_major and major != env.bindings_major:
+        notes.append(f"the installed cuda-bindings is for CUDA {env.bindings_major}, but the "
+                     f"toolkit found is CUDA {major}; install matching versions "
+                     f"({fix_command(environment_kind(env), major)})")
     kind = environment_kind(env)
     fix = fix_command(kind, _fix_major(major, env))
     tk = Toolkit(cuda_major=major, source=decider.kind if decider else None,

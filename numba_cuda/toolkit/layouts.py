@@ -173,7 +173,7 @@ def prefix_candidates(root, component, platform):
 
 def _candidates(root, rel_dirs, component, platform):
     out = []
-    folders = [os.path.join(root, *rel.split("/")) for rel in rel_dirs]
+    folders = [os.path.normpath(os.path.join(root, *rel.split("/"))) for rel in rel_dirs]
     for folder in folders:
         # lib64 -> lib style links: report the real folder's spelling only
         if os.path.islink(folder) and any(
