@@ -59,6 +59,13 @@ def jit(func_or_sig=None, *, device=False, inline="never", link=(), debug=None, 
     return decorate(func_or_sig)
 
 
+def overload_jit(*args, **kws):
+    """The ``jit`` in Numba's ``jit_registry`` for the ``cuda`` target: what ``@overload(...,
+    target="cuda")`` uses to compile implementations, which are device functions."""
+    kws["device"] = True
+    return jit(*args, **kws)
+
+
 def _resolve_cc(cc):
     return capability.check_cc(cc) if cc is not None else capability.default_cc(prefer_device=False)
 
@@ -78,9 +85,18 @@ def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False
         raise ValueError(f"abi must be 'c' or 'numba', got {abi!r}")
     if abi == "c" and not device:
         raise ValueError("abi='c' is only supported for device functions (device=True)")
-    ensure_registered()
     cc = _resolve_cc(cc)
     options = CompileOptions.from_user(debug=debug, lineinfo=lineinfo, fastmath=fastmath, opt=opt)
+    library, resty = compile_to_library(pyfunc, sig, options, device=device, abi=abi,
+                                        abi_info=abi_info)
+    code = library.get_ltoir(cc) if output == "ltoir" else library.get_ptx(cc)
+    return code, resty
+
+
+def compile_to_library(pyfunc, sig, options, device=True, abi="numba", abi_info=None):
+    """Front end + lowering once: ``(CUDACodeLibrary, return_type)``, whose ``get_ptx(cc)`` /
+    ``get_ltoir(cc)`` make code for any compute capability (each cached)."""
+    ensure_registered()
     args, return_type = sigutils.normalize_signature(sig)
     if isinstance(pyfunc, CUDADispatcher):
         pyfunc = pyfunc.py_func
@@ -105,8 +121,7 @@ def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False
                 f"a CUDA kernel must not return a value, but {pyfunc.__qualname__} returns {resty}"
             )
         library = CompiledKernel(cres, options).library
-    code = library.get_ltoir(cc) if output == "ltoir" else library.get_ptx(cc)
-    return code, resty
+    return library, resty
 
 
 def compile_ptx(pyfunc, sig, device=False, cc=None, fastmath=False, opt=True, lineinfo=False,

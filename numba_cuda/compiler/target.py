@@ -106,7 +106,7 @@ def ensure_registered():
 def _register():
     target_cls = target_registry[TARGET_NAME]
     assert target_cls is CUDA
-    from .api import jit
+    from .api import overload_jit
     from .dispatcher import CUDADispatcher
 
     existing = dispatcher_registry.get(CUDA)
@@ -119,7 +119,7 @@ def _register():
     if existing is None:
         dispatcher_registry[CUDA] = CUDADispatcher
     if jit_registry.get(CUDA) is None:
-        jit_registry[CUDA] = jit
+        jit_registry[CUDA] = overload_jit
 
 
 def compile_in_target(fn, *args, **kwargs):
