@@ -1,0 +1,120 @@
+"""In-memory pieces of code to link: ``link=[...]`` items once read and classified.
+
+A ``link=`` item is a path (``str`` / ``os.PathLike``) or one of the classes below,
+which let code that never touched the disk be linked (``CUSource(text)``,
+``PTXSource(ptx)``, ``LTOIR(bytes)`` ...).
+"""
+
+import hashlib
+import os
+
+from ..errors import LinkerError
+from . import filekinds
+
+
+class LinkableCode:
+    """Code of one ``kind`` (see :mod:`.filekinds`) with a ``name`` used in messages."""
+
+    kind = None
+    default_name = "<code>"
+
+    def __init__(self, data, name=None):
+        if isinstance(data, str):
+            data = data.encode("utf-8")
+        elif isinstance(data, (bytearray, memoryview)):
+            data = bytes(data)
+        elif not isinstance(data, bytes):
+            raise TypeError(f"{type(self).__name__} takes bytes or str, not {type(data).__name__}")
+        self.data = data
+        self.name = name or self.default_name
+
+    @property
+    def digest(self):
+        return hashlib.sha256(self.data).hexdigest()
+
+    def __repr__(self):
+        return f"{type(self).__name__}(name={self.name!r}, {len(self.data)} bytes)"
+
+    def __eq__(self, other):
+        return type(self) is type(other) and self.data == other.data and self.name == other.name
+
+    def __hash__(self):
+        return hash((type(self), self.name, self.data))
+
+
+class CUSource(LinkableCode):
+    """CUDA C/C++ source, compiled with NVRTC for the target when linked."""
+
+    kind = filekinds.CU
+    default_name = "<source>.cu"
+
+
+class PTXSource(LinkableCode):
+    kind = filekinds.PTX
+    default_name = "<code>.ptx"
+
+    def __init__(self, data, name=None):
+        super().__init__(data, name)
+        # NVRTC and NVVM hand PTX back NUL-terminated; nvJitLink wants the text.
+        self.data = self.data.rstrip(b"\x00")
+
+
+class Cubin(LinkableCode):
+    kind = filekinds.CUBIN
+    default_name = "<code>.cubin"
+
+
+class Fatbin(LinkableCode):
+    kind = filekinds.FATBIN
+    default_name = "<code>.fatbin"
+
+
+class Object(LinkableCode):
+    kind = filekinds.OBJECT
+    default_name = "<code>.o"
+
+
+class Archive(LinkableCode):
+    kind = filekinds.LIBRARY
+    default_name = "<code>.a"
+
+
+class LTOIR(LinkableCode):
+    kind = filekinds.LTOIR
+    default_name = "<code>.ltoir"
+
+
+BY_KIND = {cls.kind: cls for cls in (CUSource, PTXSource, Cubin, Fatbin, Object, Archive, LTOIR)}
+
+
+def from_bytes(data, name, kind=None):
+    """A LinkableCode of ``kind`` (detected from ``data`` and ``name`` when None)."""
+    kind = kind or filekinds.detect_kind(name, data)
+    try:
+        cls = BY_KIND[kind]
+    except KeyError:
+        raise ValueError(f"unknown kind of code {kind!r}; known: {', '.join(filekinds.KINDS)}") from None
+    return cls(data, name)
+
+
+def from_file(path, kind=None):
+    """Read ``path`` and classify it (magic bytes, then extension)."""
+    path = os.fspath(path)
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as exc:
+        raise LinkerError(f"cannot read the file to link {path!r}: {exc}") from exc
+    return from_bytes(data, path, kind)
+
+
+def as_linkable(item):
+    """Turn a ``link=`` item (path or LinkableCode) into a LinkableCode."""
+    if isinstance(item, LinkableCode):
+        return item
+    if isinstance(item, (str, os.PathLike)):
+        return from_file(item)
+    raise TypeError(
+        f"link= items are file paths or numba_cuda.linking code objects "
+        f"(CUSource, PTXSource, Cubin, Fatbin, Object, Archive, LTOIR), not {type(item).__name__}"
+    )
