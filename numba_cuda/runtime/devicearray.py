@@ -1,0 +1,414 @@
+"""Device arrays: :class:`DeviceNDArray`, and numpy arrays over mapped/managed memory.
+
+Index arithmetic (slicing, views, transposes) is done by numpy on a *layout
+array*: an ndarray whose data pointer is the device address and whose memory
+is never read.  Only operations that numpy performs without touching the
+data are used on it (basic indexing, strided views); everything that moves
+bytes goes through the driver.
+"""
+
+import numbers
+
+import numpy as np
+
+from numba_cuda.runtime import cudriver
+
+_NULL_BASE = 1 << 40  # stands in for a null device pointer in layout arrays
+
+
+class _Layout:
+    """Exposes an address + shape/strides/dtype through ``__array_interface__``."""
+
+    __slots__ = ("__array_interface__",)
+
+    def __init__(self, pointer, shape, strides, dtype):
+        self.__array_interface__ = {
+            "shape": tuple(shape), "strides": tuple(strides), "typestr": dtype.str,
+            "descr": dtype.descr if dtype.fields is not None else [("", dtype.str)],
+            "data": (pointer, False), "version": 3,
+        }
+
+
+def layout_array(pointer, shape, strides, dtype):
+    """An ndarray describing device memory (never dereference it)."""
+    base = pointer if pointer else _NULL_BASE
+    arr = np.asarray(_Layout(base, shape, strides, dtype))
+    if arr.dtype != dtype:  # structured dtypes come back as void: restore the real one
+        arr = arr.view(dtype)
+    return arr
+
+
+def c_strides(shape, itemsize):
+    strides = []
+    step = itemsize
+    for extent in reversed(shape):
+        strides.append(step)
+        step *= max(extent, 1)
+    return tuple(reversed(strides))
+
+
+def f_strides(shape, itemsize):
+    strides = []
+    step = itemsize
+    for extent in shape:
+        strides.append(step)
+        step *= max(extent, 1)
+    return tuple(strides)
+
+
+def span(shape, strides, itemsize):
+    """(lowest byte offset, highest byte offset + 1) touched by an array layout."""
+    if any(extent == 0 for extent in shape):
+        return 0, 0
+    lo = hi = 0
+    for extent, stride in zip(shape, strides):
+        if stride < 0:
+            lo += (extent - 1) * stride
+        else:
+            hi += (extent - 1) * stride
+    return lo, hi + itemsize
+
+
+def is_contiguous(shape, strides, itemsize, order):
+    """numpy's contiguity rule (dimensions of extent 1 may have any stride)."""
+    if any(extent == 0 for extent in shape):
+        return True
+    expect = itemsize
+    dims = zip(shape, strides)
+    for extent, stride in (reversed(list(dims)) if order == "C" else dims):
+        if extent == 1:
+            continue
+        if stride != expect:
+            return False
+        expect *= extent
+    return True
+
+
+def _basic_index(index):
+    items = index if isinstance(index, tuple) else (index,)
+    for item in items:
+        if item is None or item is Ellipsis or isinstance(item, (slice, numbers.Integral)):
+            continue
+        if isinstance(item, np.integer):
+            continue
+        raise IndexError(
+            f"device arrays support basic indexing only (integers, slices, ..., None); got "
+            f"{type(item).__name__}: copy to the host for fancy or boolean indexing")
+
+
+def _stream_or(stream, default):
+    return default if (stream is None or (not hasattr(stream, "handle") and stream == 0)) \
+        else stream
+
+
+class DeviceNDArray:
+    """An n-dimensional array in GPU memory.
+
+    ``shape``, ``strides`` (bytes), ``dtype``, ``size``, ``ndim``, ``nbytes``;
+    ``copy_to_host``, ``copy_to_device``, slicing, ``reshape``, ``ravel``,
+    ``split``, ``view``, ``T``; exports the CUDA Array Interface (v3) and
+    DLPack.  ``stream`` is the stream used when an operation names none.
+    """
+
+    __cuda_memory__ = True
+    __cuda_ndarray__ = True
+
+    def __init__(self, shape, strides, dtype, stream=0, gpu_data=None):
+        if isinstance(shape, numbers.Integral):
+            shape = (shape,)
+        if isinstance(strides, numbers.Integral):
+            strides = (strides,)
+        self.shape = tuple(int(s) for s in shape)
+        self.dtype = np.dtype(dtype)
+        if strides is None:
+            strides = c_strides(self.shape, self.dtype.itemsize)
+        self.strides = tuple(int(s) for s in strides)
+        if len(self.strides) != len(self.shape):
+            raise ValueError(f"strides {self.strides} do not match shape {self.shape}")
+        self.ndim = len(self.shape)
+        self.size = int(np.prod(self.shape, dtype=np.int64)) if self.shape else 1
+        lo, hi = span(self.shape, self.strides, self.dtype.itemsize)
+        self.alloc_size = hi - lo
+        if gpu_data is None:
+            if lo != 0:
+                raise ValueError("a new device array cannot have negative strides")
+            from numba_cuda.runtime.devices import current_context
+
+            gpu_data = current_context().memalloc(self.alloc_size)
+        self.gpu_data = gpu_data
+        self.stream = stream
+        self._params = None
+        self._numba_type = None
+
+    # -- basic properties ------------------------------------------------------------
+    @property
+    def device_pointer_value(self):
+        return self.gpu_data.device_pointer_value
+
+    @property
+    def device_ctypes_pointer(self):
+        import ctypes
+
+        return ctypes.c_void_p(self.gpu_data.device_pointer_value or None)
+
+    @property
+    def nbytes(self):
+        return self.size * self.dtype.itemsize
+
+    @property
+    def itemsize(self):
+        return self.dtype.itemsize
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of a 0-d device array")
+        return self.shape[0]
+
+    def is_c_contiguous(self):
+        return is_contiguous(self.shape, self.strides, self.dtype.itemsize, "C")
+
+    def is_f_contiguous(self):
+        return is_contiguous(self.shape, self.strides, self.dtype.itemsize, "F")
+
+    @property
+    def flags(self):
+        return {"C_CONTIGUOUS": self.is_c_contiguous(), "F_CONTIGUOUS": self.is_f_contiguous()}
+
+    @property
+    def layout(self):
+        if self.is_c_contiguous():
+            return "C"
+        if self.is_f_contiguous():
+            return "F"
+        return "A"
+
+    @property
+    def _numba_type_(self):
+        """The Numba type of this array (``numba.typeof`` gives the same)."""
+        if self._numba_type is None:
+            from numba.core import types
+            from numba.np.numpy_support import from_dtype
+
+            self._numba_type = types.Array(from_dtype(self.dtype), self.ndim, self.layout)
+        return self._numba_type
+
+    @property
+    def kernel_params(self):
+        """This array's kernel parameters: meminfo, parent, nitems, itemsize, data, shape, strides."""
+        params = self._params
+        if params is None:
+            params = self._params = (0, 0, self.size, self.dtype.itemsize,
+                                     self.gpu_data.device_pointer_value) + self.shape + self.strides
+        return params
+
+    # -- interop ---------------------------------------------------------------------
+    @property
+    def __cuda_array_interface__(self):
+        stream = self.stream
+        return {
+            "shape": self.shape,
+            "strides": None if self.is_c_contiguous() else self.strides,
+            "data": (self.gpu_data.device_pointer_value, False),
+            "typestr": self.dtype.str,
+            "descr": self.dtype.descr if self.dtype.fields is not None else [("", self.dtype.str)],
+            "stream": stream.cai_stream() if (hasattr(stream, "cai_stream") and stream.handle_value)
+            else None,
+            "version": 3,
+        }
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        from numba_cuda.runtime import dlpack
+
+        return dlpack.export_device_array(self, stream=stream, max_version=max_version,
+                                          dl_device=dl_device, copy=copy)
+
+    def __dlpack_device__(self):
+        from numba_cuda.runtime import dlpack
+
+        return (dlpack.kDLCUDA, self.gpu_data.context.device.id)
+
+    # -- views -----------------------------------------------------------------------
+    def _layout(self):
+        return layout_array(self.gpu_data.device_pointer_value, self.shape, self.strides,
+                            self.dtype)
+
+    def _from_layout(self, view, stream=None):
+        base = self.gpu_data.device_pointer_value or _NULL_BASE
+        offset = view.__array_interface__["data"][0] - base
+        lo, hi = span(view.shape, view.strides, view.dtype.itemsize)
+        if hi - lo == 0:
+            data = self.gpu_data.view(0, 0)
+        else:
+            data = self.gpu_data.view(offset + lo, offset + hi)
+            if lo:
+                # the allocation view starts at the lowest address; the array starts higher
+                data = _OffsetAllocation(data, -lo)  # lo < 0
+        return DeviceNDArray(view.shape, view.strides, view.dtype,
+                             stream=self.stream if stream is None else stream, gpu_data=data)
+
+    def _index_view(self, index):
+        """(layout view for ``self[index]`` as an ndarray, whether it selects one element)."""
+        _basic_index(index)
+        items = index if isinstance(index, tuple) else (index,)
+        has_int = any(isinstance(i, (numbers.Integral, np.integer)) for i in items)
+        if not any(i is Ellipsis for i in items):
+            items = items + (Ellipsis,)  # numpy then returns a 0-d view, never an element read
+        view = self._layout()[items]
+        return view, (view.ndim == 0 and has_int)
+
+    def __getitem__(self, index):
+        return self.getitem(index)
+
+    def getitem(self, index, stream=0):
+        """A view for slices; the element itself (copied to the host) for a full integer index."""
+        view, element = self._index_view(index)
+        result = self._from_layout(view, _stream_or(stream, None))
+        if element:
+            return result.copy_to_host(stream=stream)[()]
+        return result
+
+    def view(self, dtype):
+        """The same memory as another dtype (the last dimension must be contiguous)."""
+        return self._from_layout(self._layout().view(np.dtype(dtype)))
+
+    def transpose(self, axes=None):
+        return self._from_layout(self._layout().transpose(axes))
+
+    @property
+    def T(self):
+        return self.transpose()
+
+    def squeeze(self, axis=None, stream=0):
+        return self._from_layout(self._layout().squeeze(axis), _stream_or(stream, None))
+
+    def bind(self, stream=0):
+        """The same array, with ``stream`` as its default stream."""
+        return DeviceNDArray(self.shape, self.strides, self.dtype, stream=stream,
+                             gpu_data=self.gpu_data)
+
+    def reshape(self, *newshape, order="C"):
+        """A view with a new shape; the array must be contiguous in ``order``."""
+        if len(newshape) == 1 and isinstance(newshape[0], (tuple, list)):
+            newshape = tuple(newshape[0])
+        newshape = tuple(int(s) for s in newshape)
+        if order not in ("C", "F", "A"):
+            raise ValueError(f"order must be 'C', 'F' or 'A', not {order!r}")
+        unknown = [i for i, s in enumerate(newshape) if s < 0]
+        if len(unknown) > 1:
+            raise ValueError("can only specify one unknown dimension")
+        if unknown:
+            known = int(np.prod([s for s in newshape if s >= 0], dtype=np.int64))
+            if known == 0 or self.size % known:
+                raise ValueError(f"cannot reshape array of size {self.size} into shape {newshape}")
+            newshape = tuple(self.size // known if s < 0 else s for s in newshape)
+        if int(np.prod(newshape, dtype=np.int64)) != self.size:
+            raise ValueError(f"cannot reshape array of size {self.size} into shape {newshape}")
+        if newshape == self.shape:
+            return self
+        if order == "A":
+            order = "F" if (self.is_f_contiguous() and not self.is_c_contiguous()) else "C"
+        contiguous = self.is_c_contiguous() if order == "C" else self.is_f_contiguous()
+        if not contiguous:
+            raise NotImplementedError(
+                f"reshape of a non-{order}-contiguous device array needs a copy; "
+                f"copy it first (e.g. to the host) or reshape with the array's own order")
+        itemsize = self.dtype.itemsize
+        strides = c_strides(newshape, itemsize) if order == "C" else f_strides(newshape, itemsize)
+        return DeviceNDArray(newshape, strides, self.dtype, stream=self.stream,
+                             gpu_data=self.gpu_data)
+
+    def ravel(self, order="C", stream=0):
+        """A flat view (the array must be contiguous in ``order``)."""
+        return self.reshape(self.size, order=order).bind(_stream_or(stream, self.stream))
+
+    def split(self, section, stream=0):
+        """Split a 1-D array into views of ``section`` elements (the last may be shorter)."""
+        if self.ndim != 1:
+            raise ValueError(f"split needs a 1-D device array, this one has {self.ndim} dims")
+        if section <= 0:
+            raise ValueError(f"section must be positive, got {section}")
+        stream = _stream_or(stream, self.stream)
+        return [self.getitem(slice(begin, min(begin + section, self.size)), stream)
+                for begin in range(0, self.size, section)]
+
+    # -- data movement ---------------------------------------------------------------
+    def copy_to_host(self, ary=None, stream=0):
+        """Copy to a host array (``ary`` if given, else a new one with the same layout)."""
+        from numba_cuda.runtime import transfers
+
+        return transfers.device_to_host(self, ary, _stream_or(stream, self.stream))
+
+    def copy_to_device(self, ary, stream=0):
+        """Copy a host array, or another device array, into this one (same shape/dtype)."""
+        from numba_cuda.runtime import transfers
+
+        transfers.to_device_array(self, ary, _stream_or(stream, self.stream))
+
+    def __setitem__(self, index, value):
+        self.setitem(index, value)
+
+    def setitem(self, index, value, stream=0):
+        """``self[index] = value``: a host scalar/array (broadcast) or a device array."""
+        from numba_cuda.runtime import transfers
+
+        stream = _stream_or(stream, self.stream)
+        view, _element = self._index_view(index)
+        transfers.assign(self._from_layout(view, stream), value, stream)
+
+    def __repr__(self):
+        return (f"<DeviceNDArray shape={self.shape} dtype={self.dtype} "
+                f"ptr={self.gpu_data.device_pointer_value:#x}>")
+
+
+class _OffsetAllocation:
+    """An allocation whose array starts ``delta`` bytes past the allocation's lowest byte
+    (arrays with negative strides).  ``view`` offsets are relative to the array start."""
+
+    def __init__(self, data, delta):
+        self._data = data
+        self._delta = delta
+        self.context = data.context
+        self.size = data.size
+        self.owner = data
+        self.device_pointer_value = data.device_pointer_value + delta
+
+    def view(self, start, stop=None):
+        stop = self.size - self._delta if stop is None else stop
+        return self._data.view(start + self._delta, stop + self._delta)
+
+    @property
+    def device_pointer(self):
+        return cudriver.driver().CUdeviceptr(self.device_pointer_value)
+
+
+# -- numpy arrays the device can address ----------------------------------------------
+class _DeviceAddressable(np.ndarray):
+    """A host ndarray whose memory the device can also address (mapped or managed)."""
+
+    def __array_finalize__(self, obj):
+        self._cuda_memory = getattr(obj, "_cuda_memory", None)
+
+    def device_pointer_value_of(self):
+        mem = self._cuda_memory
+        return mem.device_pointer_value + (self.__array_interface__["data"][0] - mem.host_pointer)
+
+    @property
+    def __cuda_array_interface__(self):
+        c_contig = self.flags["C_CONTIGUOUS"]
+        return {
+            "shape": self.shape,
+            "strides": None if c_contig else self.strides,
+            "data": (self.device_pointer_value_of(), not self.flags["WRITEABLE"]),
+            "typestr": self.dtype.str,
+            "descr": self.dtype.descr if self.dtype.fields is not None else [("", self.dtype.str)],
+            "stream": None,
+            "version": 3,
+        }
+
+
+class MappedNDArray(_DeviceAddressable):
+    """Page-locked host memory mapped into the device's address space."""
+
+
+class ManagedNDArray(_DeviceAddressable):
+    """Managed (unified) memory: one pointer valid on host and device."""

@@ -1,0 +1,304 @@
+"""Kernel launch: configuration checks, loading, argument packing, ``cuLaunchKernel``.
+
+``launch_kernel(compiled, griddim, blockdim, stream, sharedmem, args)`` is
+what the dispatcher calls.  ``compiled`` is the compiler's per-signature
+kernel object; this module reads ``ptx``, ``entry_name``, ``argtypes``,
+``cc``, ``link_files``, ``cooperative``, ``debug``, ``lineinfo`` and
+``max_registers`` from it (missing optional attributes mean "off").
+
+Per (compiled kernel, context) the module is loaded once and an
+:class:`~numba_cuda.runtime.argpack.ArgPacker` is built once; launch
+configurations already checked are remembered, so a repeated launch costs a
+dictionary look-up, the packing and the driver call.
+"""
+
+import numbers
+
+from numba_cuda.errors import LaunchConfigError, LinkerError
+from numba_cuda.runtime import cudriver
+
+#: Dynamic shared memory a kernel may use without opting in (cuFuncSetAttribute).
+DEFAULT_DYNAMIC_SHARED_LIMIT = 48 * 1024
+
+
+# -- launch configuration (pure) ----------------------------------------------------
+def normalize_dims(dims, what):
+    """An int or a 1-3 tuple of positive ints -> ``(x, y, z)``; LaunchConfigError otherwise."""
+    if isinstance(dims, numbers.Integral) and not isinstance(dims, bool):
+        dims = (dims,)
+    if not isinstance(dims, (tuple, list)) or not 1 <= len(dims) <= 3:
+        raise LaunchConfigError(f"{what} must be an int or a tuple of 1 to 3 ints, got {dims!r}")
+    out = []
+    for axis, value in zip("xyz", dims):
+        if not isinstance(value, numbers.Integral) or isinstance(value, bool):
+            raise LaunchConfigError(f"{what}.{axis} must be an int, got {value!r} "
+                                    f"({type(value).__name__})")
+        if value <= 0:
+            raise LaunchConfigError(f"{what}.{axis} is {value}: every dimension of {what} must "
+                                    f"be at least 1")
+        out.append(int(value))
+    while len(out) < 3:
+        out.append(1)
+    return tuple(out)
+
+
+def _limit(limits, name, fallback=None):
+    value = getattr(limits, name, None)
+    if value is None and fallback is not None:
+        value = getattr(limits, fallback, None)
+    return value
+
+
+def validate_launch_config(griddim, blockdim, sharedmem, limits, kernel_max_threads=None,
+                           static_shared=0):
+    """Check a launch configuration against a device's limits before the driver sees it.
+
+    ``limits`` is anything with the device attribute names (a Device, or a
+    fake in tests): MAX_THREADS_PER_BLOCK, MAX_BLOCK_DIM_X/Y/Z,
+    MAX_GRID_DIM_X/Y/Z, MAX_SHARED_MEMORY_PER_BLOCK_OPTIN (or
+    MAX_SHARED_MEMORY_PER_BLOCK).  ``kernel_max_threads``: the kernel's own
+    limit (register use); ``static_shared``: its static shared memory.
+    Returns ``(grid, block, sharedmem)`` normalised; raises LaunchConfigError
+    naming the limit and the value.
+    """
+    grid = normalize_dims(griddim, "griddim")
+    block = normalize_dims(blockdim, "blockdim")
+    if not isinstance(sharedmem, numbers.Integral) or isinstance(sharedmem, bool):
+        raise LaunchConfigError(f"dynamic shared memory must be an int number of bytes, got "
+                                f"{sharedmem!r}")
+    if sharedmem < 0:
+        raise LaunchConfigError(f"dynamic shared memory is {sharedmem} bytes: it cannot be "
+                                f"negative")
+    for axis, value in zip("XYZ", block):
+        limit = _limit(limits, f"MAX_BLOCK_DIM_{axis}")
+        if limit is not None and value > limit:
+            raise LaunchConfigError(f"blockdim.{axis.lower()} is {value}, over this device's "
+                                    f"MAX_BLOCK_DIM_{axis} of {limit}")
+    threads = block[0] * block[1] * block[2]
+    limit = _limit(limits, "MAX_THREADS_PER_BLOCK")
+    if limit is not None and threads > limit:
+        raise LaunchConfigError(f"blockdim {block} has {threads} threads per block, over this "
+                                f"device's MAX_THREADS_PER_BLOCK of {limit}")
+    if kernel_max_threads is not None and threads > kernel_max_threads:
+        raise LaunchConfigError(
+            f"blockdim {block} has {threads} threads per block, but this kernel can run at most "
+            f"{kernel_max_threads} per block (its register use limits it); launch smaller "
+            f"blocks or compile with fewer registers (max_registers)")
+    for axis, value in zip("XYZ", grid):
+        limit = _limit(limits, f"MAX_GRID_DIM_{axis}")
+        if limit is not None and value > limit:
+            raise LaunchConfigError(f"griddim.{axis.lower()} is {value}, over this device's "
+                                    f"MAX_GRID_DIM_{axis} of {limit}")
+    limit = _limit(limits, "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN", "MAX_SHARED_MEMORY_PER_BLOCK")
+    if limit is not None and sharedmem + static_shared > limit:
+        detail = f" plus {static_shared} bytes of static shared memory" if static_shared else ""
+        raise LaunchConfigError(
+            f"dynamic shared memory of {sharedmem} bytes{detail} is over this device's limit of "
+            f"{limit} bytes per block (MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)")
+    return grid, block, int(sharedmem)
+
+
+# -- loading ----------------------------------------------------------------------------
+def driver_cuda_version():
+    """The driver's CUDA version as ``(major, minor)``."""
+    drv = cudriver.driver()
+    number = cudriver.call(drv.cuDriverGetVersion)
+    return (number // 1000, (number % 1000) // 10)
+
+
+def _arch_for(ptx, device):
+    from numba_cuda.runtime.ptx_compat import ptx_target
+
+    target = ptx_target(ptx)
+    major, minor = device.compute_capability
+    device_arch = f"sm_{major}{minor}"
+    if target and target[-1] in "af":  # arch-specific code runs on that arch only
+        if target.rstrip("af") != device_arch:
+            raise LinkerError(f"the kernel was compiled for {target} but device {device.id} is "
+                              f"{device_arch}; compile it for the device's compute capability")
+        return target
+    if target and target.startswith("sm_"):
+        wanted = int(target[3:])
+        if wanted > major * 10 + minor:
+            raise LinkerError(
+                f"the kernel was compiled for {target}, newer than device {device.id} "
+                f"({device.name}, compute capability {major}.{minor}); compile it for "
+                f"compute capability {major}.{minor} or lower")
+    return device_arch
+
+
+class LoadedKernel:
+    """A kernel loaded in one context, with its packer and attributes."""
+
+    def __init__(self, compiled, context):
+        from numba_cuda.runtime.argpack import ArgPacker
+        from numba_cuda.runtime.linking import link_to_cubin, nvjitlink_version
+        from numba_cuda.runtime.ptx_compat import plan_ptx_load, ptx_isa_version
+
+        drv = cudriver.driver()
+        self.context = context
+        self.name = getattr(compiled, "entry_name")
+        self.cooperative = bool(getattr(compiled, "cooperative", False))
+        ptx = compiled.ptx
+        if isinstance(ptx, str):
+            ptx = ptx.encode()
+        link_files = tuple(getattr(compiled, "link_files", None) or ())
+        max_registers = getattr(compiled, "max_registers", None)
+        lineinfo = bool(getattr(compiled, "lineinfo", False))
+        debug = bool(getattr(compiled, "debug", False))
+        device = context.device
+
+        linker = nvjitlink_version()
+        driver_version = driver_cuda_version()
+        usable_linker = linker if (linker is not None and linker[0] <= driver_version[0]) else None
+        plan = plan_ptx_load(ptx_isa_version(ptx), driver_version, usable_linker)
+        if plan == "ptx" and usable_linker is not None:
+            plan = "cubin"  # nvJitLink gives full error logs and honours every option
+        if link_files and plan != "cubin":
+            raise LinkerError(
+                f"kernel {self.name} links {len(link_files)} file(s), which needs nvJitLink of "
+                f"CUDA {driver_version[0]} or older (found "
+                f"{'none' if linker is None else '.'.join(map(str, linker))}); install it with "
+                f'pip install "numba-cuda[cu{driver_version[0]}]"')
+        with context.active():
+            if plan == "cubin":
+                image = link_to_cubin(ptx, _arch_for(ptx, device), link_files, max_registers,
+                                      lineinfo, debug, self.name)
+                res, module = drv.cuModuleLoadData(image)
+            else:
+                _arch_for(ptx, device)
+                image = ptx if ptx.endswith(b"\0") else ptx + b"\0"
+                if max_registers:
+                    opts = [drv.CUjit_option.CU_JIT_MAX_REGISTERS]
+                    res, module = drv.cuModuleLoadDataEx(image, 1, opts, [int(max_registers)])
+                else:
+                    res, module = drv.cuModuleLoadData(image)
+            if res:
+                raise LinkerError(
+                    f"the driver could not load kernel {self.name} on device {device.id} "
+                    f"({device.name}): {res.name}: {cudriver.describe_error(drv, res)}")
+            self.module = module
+            self.function = cudriver.call(drv.cuModuleGetFunction, module, self.name.encode())
+        attr = drv.CUfunction_attribute
+        self.attributes = {
+            "regs": self._attr(attr.CU_FUNC_ATTRIBUTE_NUM_REGS),
+            "shared": self._attr(attr.CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES),
+            "local": self._attr(attr.CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES),
+            "const": self._attr(attr.CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES),
+            "maxthreads": self._attr(attr.CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK),
+        }
+        self.dynamic_shared_limit = DEFAULT_DYNAMIC_SHARED_LIMIT - self.attributes["shared"]
+        self.packer = ArgPacker(compiled.argtypes)
+        self._configs = {}
+
+    def _attr(self, which):
+        drv = cudriver.driver()
+        return int(cudriver.call(drv.cuFuncGetAttribute, which, self.function))
+
+    def _config(self, griddim, blockdim, sharedmem):
+        try:
+            key = (griddim, blockdim, sharedmem)
+            found = self._configs.get(key)
+        except TypeError:  # lists are not hashable: check without remembering
+            key, found = None, None
+        if found is not None:
+            return found
+        device = self.context.device
+        grid, block, shared = validate_launch_config(
+            griddim, blockdim, sharedmem, device,
+            kernel_max_threads=self.attributes["maxthreads"],
+            static_shared=self.attributes["shared"])
+        if self.cooperative:
+            self._check_cooperative(grid, block, shared)
+        if shared > self.dynamic_shared_limit:
+            drv = cudriver.driver()
+            cudriver.call(drv.cuFuncSetAttribute, self.function,
+                          drv.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                          shared)
+            self.dynamic_shared_limit = shared
+        found = (grid, block, shared)
+        if key is not None:
+            self._configs[key] = found
+        return found
+
+    def max_cooperative_grid_blocks(self, blockdim, sharedmem=0):
+        drv = cudriver.driver()
+        block = normalize_dims(blockdim, "blockdim")
+        per_sm = cudriver.call(drv.cuOccupancyMaxActiveBlocksPerMultiprocessor, self.function,
+                               block[0] * block[1] * block[2], sharedmem)
+        return int(per_sm) * self.context.device.MULTIPROCESSOR_COUNT
+
+    def _check_cooperative(self, grid, block, shared):
+        blocks = grid[0] * grid[1] * grid[2]
+        limit = self.max_cooperative_grid_blocks(block, shared)
+        if blocks > limit:
+            raise LaunchConfigError(
+                f"a cooperative launch of {blocks} blocks is over the {limit} blocks that can be "
+                f"resident at once on this device for blockdim {block} (grid synchronisation "
+                f"needs every block resident); launch at most {limit} blocks")
+
+    def launch(self, griddim, blockdim, stream, sharedmem, args):
+        from numba_cuda.runtime.argpack import LaunchState
+        from numba_cuda.runtime.streams import as_stream
+
+        grid, block, shared = self._config(griddim, blockdim, sharedmem)
+        stream_obj = as_stream(stream)
+        state = LaunchState(stream_obj, self.context)
+        params = self.packer.pack(args, state)
+        drv = cudriver.driver()
+        if self.cooperative:
+            (res,) = drv.cuLaunchCooperativeKernel(
+                self.function, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+                shared, stream_obj.handle, params)
+        else:
+            (res,) = drv.cuLaunchKernel(
+                self.function, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+                shared, stream_obj.handle, params, 0)
+        if res:
+            cudriver.check(res, f"launching kernel {self.name} with griddim {grid}, "
+                                f"blockdim {block}, {shared} bytes of dynamic shared memory")
+        if state.writeback:
+            state.finish()
+        return state
+
+
+_fallback_cache = {}  # for compiled objects that cannot be weakly referenced: id -> (obj, kernel)
+
+
+def load_kernel(compiled, context=None):
+    """The LoadedKernel for ``compiled`` in ``context`` (default: current), loading it once."""
+    if context is None:
+        from numba_cuda.runtime.devices import current_context
+
+        context = current_context()
+    try:
+        loaded = context.kernels.get(compiled)
+    except TypeError:
+        entry = _fallback_cache.get((id(compiled), id(context)))
+        loaded = entry[1] if entry and entry[0] is compiled else None
+    if loaded is None:
+        loaded = LoadedKernel(compiled, context)
+        try:
+            context.kernels[compiled] = loaded
+        except TypeError:
+            _fallback_cache[(id(compiled), id(context))] = (compiled, loaded)
+    return loaded
+
+
+def launch_kernel(compiled, griddim, blockdim, stream=0, sharedmem=0, args=()):
+    """Launch ``compiled`` on the current device; see the module docstring."""
+    from numba_cuda.runtime.devices import current_context
+
+    context = current_context()
+    try:
+        loaded = context.kernels.get(compiled)
+    except TypeError:
+        loaded = None
+    if loaded is None:
+        loaded = load_kernel(compiled, context)
+    return loaded.launch(griddim, blockdim, stream, sharedmem, args)
+
+
+def kernel_attributes(compiled, context=None):
+    """``{"regs", "shared", "local", "const", "maxthreads"}`` of a compiled kernel on a device."""
+    return dict(load_kernel(compiled, context).attributes)

@@ -1,0 +1,189 @@
+"""Streams and events."""
+
+import contextlib
+import os
+import weakref
+
+from numba_cuda.runtime import cudriver
+from numba_cuda.runtime.memory import _queue_free
+
+#: Stream handle values with a special meaning to the driver (and the CUDA Array Interface).
+LEGACY_DEFAULT = 1
+PER_THREAD_DEFAULT = 2
+
+
+def per_thread_default_is_default():
+    """NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM=1 makes ``default_stream()`` the per-thread one."""
+    value = os.environ.get("NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM", "0").strip().lower()
+    return value not in ("", "0", "false", "no", "off")
+
+
+def _destroy_stream(handle):
+    drv = cudriver.driver()
+    drv.cuStreamDestroy(drv.CUstream(handle))
+
+
+def _destroy_event(handle):
+    drv = cudriver.driver()
+    drv.cuEventDestroy(drv.CUevent(handle))
+
+
+class Stream:
+    """A CUDA stream.  ``handle`` is the binding's ``CUstream``; ``int(stream)`` its value.
+
+    Owned streams (from ``cuda.stream()``) are destroyed when collected;
+    default and external streams are not.
+    """
+
+    def __init__(self, context, handle, owned=False, external=False):
+        self.context = context
+        self.handle = handle
+        self.handle_value = int(handle)
+        self.external = external
+        self._finalizer = None
+        if owned:
+            fin = weakref.finalize(self, _queue_free, weakref.ref(context), _destroy_stream,
+                                   self.handle_value, 0)
+            fin.atexit = False
+            self._finalizer = fin
+
+    def __int__(self):
+        return self.handle_value
+
+    @property
+    def is_default(self):
+        return self.handle_value in (0, LEGACY_DEFAULT, PER_THREAD_DEFAULT)
+
+    def cai_stream(self):
+        """This stream as the CUDA Array Interface's ``stream`` entry (never 0)."""
+        if self.handle_value == 0:
+            return PER_THREAD_DEFAULT if per_thread_default_is_default() else LEGACY_DEFAULT
+        return self.handle_value
+
+    def synchronize(self):
+        """Wait until all work queued on this stream has finished."""
+        drv = cudriver.driver()
+        with self.context.active():
+            cudriver.call(drv.cuStreamSynchronize, self.handle)
+
+    def query(self):
+        """True when all work on the stream has finished."""
+        drv = cudriver.driver()
+        (res,) = drv.cuStreamQuery(self.handle)
+        if res == drv.CUresult.CUDA_ERROR_NOT_READY:
+            return False
+        cudriver.check(res, "cuStreamQuery")
+        return True
+
+    @contextlib.contextmanager
+    def auto_synchronize(self):
+        """Yield this stream; synchronize it when the block ends."""
+        yield self
+        self.synchronize()
+
+    def wait_event(self, event):
+        event.wait(self)
+
+    def __repr__(self):
+        names = {0: "default", LEGACY_DEFAULT: "legacy default",
+                 PER_THREAD_DEFAULT: "per-thread default"}
+        kind = names.get(self.handle_value)
+        if kind is None:
+            kind = "external" if self.external else "stream"
+            return f"<CUDA {kind} {self.handle_value:#x} on device {self.context.device.id}>"
+        return f"<CUDA {kind} stream on device {self.context.device.id}>"
+
+    def __eq__(self, other):
+        return isinstance(other, Stream) and other.handle_value == self.handle_value \
+            and other.context is self.context
+
+    def __hash__(self):
+        return hash(("cuda-stream", self.handle_value))
+
+
+def stream_handle(stream):
+    """The ``CUstream`` for a Stream, 0/None (default), or an int handle."""
+    if stream is None or stream == 0:
+        return current_default_stream().handle
+    if isinstance(stream, Stream):
+        return stream.handle
+    return cudriver.driver().CUstream(int(stream))
+
+
+def as_stream(stream):
+    """A Stream object for a Stream, 0/None (the default stream) or an int handle."""
+    if isinstance(stream, Stream):
+        return stream
+    if stream is None or stream == 0:
+        return current_default_stream()
+    from numba_cuda.runtime.devices import current_context
+
+    return external_stream(int(stream), context=current_context())
+
+
+def current_default_stream():
+    from numba_cuda.runtime.devices import current_context
+
+    value = PER_THREAD_DEFAULT if per_thread_default_is_default() else 0
+    return current_context().special_stream(value)
+
+
+def external_stream(ptr, context=None):
+    """Wrap a stream made elsewhere (an int handle); it is never destroyed by numba-cuda."""
+    if context is None:
+        from numba_cuda.runtime.devices import current_context
+
+        context = current_context()
+    return Stream(context, cudriver.driver().CUstream(int(ptr)), owned=False, external=True)
+
+
+class Event:
+    """A CUDA event: ``record(stream)``, ``wait(stream)``, ``synchronize()``,
+    ``query()``, ``elapsed_time(other)`` in milliseconds (timing events only)."""
+
+    def __init__(self, context, handle, timing=True):
+        self.context = context
+        self.handle = handle
+        self.timing = timing
+        fin = weakref.finalize(self, _queue_free, weakref.ref(context), _destroy_event,
+                               int(handle), 0)
+        fin.atexit = False
+
+    def record(self, stream=0):
+        drv = cudriver.driver()
+        with self.context.active():
+            cudriver.call(drv.cuEventRecord, self.handle, stream_handle(stream))
+
+    def wait(self, stream=0):
+        """Make ``stream`` wait (on the device) until this event has happened."""
+        drv = cudriver.driver()
+        with self.context.active():
+            cudriver.call(drv.cuStreamWaitEvent, stream_handle(stream), self.handle, 0)
+
+    def synchronize(self):
+        drv = cudriver.driver()
+        cudriver.call(drv.cuEventSynchronize, self.handle)
+
+    def query(self):
+        drv = cudriver.driver()
+        (res,) = drv.cuEventQuery(self.handle)
+        if res == drv.CUresult.CUDA_ERROR_NOT_READY:
+            return False
+        cudriver.check(res, "cuEventQuery")
+        return True
+
+    def elapsed_time(self, evtend):
+        """Milliseconds between this event and ``evtend`` (both recorded and completed)."""
+        return event_elapsed_time(self, evtend)
+
+    def __repr__(self):
+        return f"<CUDA event {int(self.handle):#x}{'' if self.timing else ' (no timing)'}>"
+
+
+def event_elapsed_time(evtstart, evtend):
+    from numba_cuda.errors import CudaError
+
+    if not (evtstart.timing and evtend.timing):
+        raise CudaError("elapsed_time needs two events created with timing=True")
+    drv = cudriver.driver()
+    return float(cudriver.call(drv.cuEventElapsedTime, evtstart.handle, evtend.handle))

@@ -1,0 +1,202 @@
+"""Copies between host and device memory.
+
+``stream`` is a Stream, or 0/None for the default stream (then the
+synchronous driver copies are used).  Device arrays that are not contiguous
+are read or written through the bytes they span: the span is copied as a
+whole and the elements are picked (or merged) on the host.
+"""
+
+import numpy as np
+
+from numba_cuda.runtime import cudriver
+from numba_cuda.runtime.devicearray import DeviceNDArray, span
+
+
+def _is_default(stream):
+    return stream is None or (not hasattr(stream, "handle") and stream == 0)
+
+
+def _handle(stream):
+    from numba_cuda.runtime.streams import stream_handle
+
+    return stream_handle(stream)
+
+
+def memcpy_htod(dst_ptr, src_ptr, nbytes, stream=0):
+    if nbytes == 0:
+        return
+    drv = cudriver.driver()
+    dst = drv.CUdeviceptr(dst_ptr)
+    if _is_default(stream):
+        cudriver.check(drv.cuMemcpyHtoD(dst, src_ptr, nbytes)[0], "cuMemcpyHtoD")
+    else:
+        cudriver.check(drv.cuMemcpyHtoDAsync(dst, src_ptr, nbytes, _handle(stream))[0],
+                       "cuMemcpyHtoDAsync")
+
+
+def memcpy_dtoh(dst_ptr, src_ptr, nbytes, stream=0):
+    if nbytes == 0:
+        return
+    drv = cudriver.driver()
+    src = drv.CUdeviceptr(src_ptr)
+    if _is_default(stream):
+        cudriver.check(drv.cuMemcpyDtoH(dst_ptr, src, nbytes)[0], "cuMemcpyDtoH")
+    else:
+        cudriver.check(drv.cuMemcpyDtoHAsync(dst_ptr, src, nbytes, _handle(stream))[0],
+                       "cuMemcpyDtoHAsync")
+
+
+def memcpy_dtod(dst_ptr, src_ptr, nbytes, stream=0):
+    if nbytes == 0:
+        return
+    drv = cudriver.driver()
+    dst, src = drv.CUdeviceptr(dst_ptr), drv.CUdeviceptr(src_ptr)
+    if _is_default(stream):
+        cudriver.check(drv.cuMemcpyDtoD(dst, src, nbytes)[0], "cuMemcpyDtoD")
+    else:
+        cudriver.check(drv.cuMemcpyDtoDAsync(dst, src, nbytes, _handle(stream))[0],
+                       "cuMemcpyDtoDAsync")
+
+
+def _host_ptr(arr):
+    return arr.__array_interface__["data"][0]
+
+
+def _sync(stream):
+    if not _is_default(stream):
+        stream.synchronize()
+
+
+def _span_bytes(dev, stream):
+    """(host uint8 buffer holding the bytes ``dev`` spans, byte offset of element 0 in it)."""
+    lo, hi = span(dev.shape, dev.strides, dev.dtype.itemsize)
+    buf = np.empty(hi - lo, dtype=np.uint8)
+    memcpy_dtoh(_host_ptr(buf), dev.device_pointer_value + lo, hi - lo, stream)
+    return buf, -lo
+
+
+def _check_same(dev, host):
+    if host.shape != dev.shape:
+        raise ValueError(f"shape mismatch: device array {dev.shape}, host array {host.shape}")
+    if host.dtype != dev.dtype:
+        raise TypeError(f"dtype mismatch: device array {dev.dtype}, host array {host.dtype}")
+
+
+def device_to_host(dev, ary=None, stream=0):
+    """Copy ``dev`` to ``ary`` (or to a new array with ``dev``'s layout); return it."""
+    contiguous = dev.is_c_contiguous() or dev.is_f_contiguous()
+    if ary is None:
+        if contiguous:
+            order = "C" if dev.is_c_contiguous() else "F"
+            ary = np.empty(dev.shape, dtype=dev.dtype, order=order)
+            memcpy_dtoh(_host_ptr(ary), dev.device_pointer_value, dev.nbytes, stream)
+            return ary
+        buf, offset = _span_bytes(dev, stream)
+        _sync(stream)
+        return np.ndarray(dev.shape, dtype=dev.dtype, buffer=buf, offset=offset,
+                          strides=dev.strides)
+    if not isinstance(ary, np.ndarray):
+        raise TypeError(f"copy_to_host needs a numpy array to copy into, got {type(ary).__name__}")
+    _check_same(dev, ary)
+    if not ary.flags["WRITEABLE"]:
+        raise ValueError("copy_to_host: the destination array is read-only")
+    if contiguous and ary.strides == dev.strides:
+        memcpy_dtoh(_host_ptr(ary), dev.device_pointer_value, dev.nbytes, stream)
+        return ary
+    ary[...] = device_to_host(dev, None, stream)
+    return ary
+
+
+def _device_source(value):
+    """A DeviceNDArray for a device-side value (device array, CAI or DLPack object), or None."""
+    if isinstance(value, DeviceNDArray):
+        return value
+    if hasattr(value, "__cuda_array_interface__") and not isinstance(value, np.ndarray):
+        from numba_cuda.runtime.interop import as_cuda_array
+
+        return as_cuda_array(value)
+    if isinstance(value, np.ndarray) and hasattr(value, "__cuda_array_interface__"):
+        return None  # mapped/managed numpy arrays: read through the host side
+    return None
+
+
+def to_device_array(dev, ary, stream=0):
+    """Copy ``ary`` (host or device) into the device array ``dev`` (same shape and dtype)."""
+    src = _device_source(ary)
+    if src is not None:
+        if src.shape != dev.shape or src.dtype != dev.dtype:
+            raise ValueError(f"copy_to_device: source {src.shape} {src.dtype} does not match "
+                             f"destination {dev.shape} {dev.dtype}")
+        if src.strides == dev.strides and (dev.is_c_contiguous() or dev.is_f_contiguous()):
+            memcpy_dtod(dev.device_pointer_value, src.device_pointer_value, dev.nbytes, stream)
+            return
+        assign(dev, device_to_host(src, None, stream), stream)
+        return
+    host = np.asarray(ary)
+    if host.dtype != dev.dtype and host.shape == dev.shape:
+        raise TypeError(f"copy_to_device: dtype mismatch, device array {dev.dtype}, "
+                        f"host array {host.dtype}")
+    if host.shape != dev.shape:
+        raise ValueError(f"copy_to_device: shape mismatch, device array {dev.shape}, "
+                         f"host array {host.shape}")
+    assign(dev, host, stream)
+
+
+def assign(dev, value, stream=0):
+    """``dev[...] = value``: value is a host scalar/array (broadcast to dev) or a device array."""
+    src = _device_source(value)
+    if src is not None:
+        if src.shape == dev.shape and src.dtype == dev.dtype and src.strides == dev.strides \
+                and (dev.is_c_contiguous() or dev.is_f_contiguous()):
+            memcpy_dtod(dev.device_pointer_value, src.device_pointer_value, dev.nbytes, stream)
+            return
+        value = device_to_host(src, None, stream)
+    host = np.broadcast_to(np.asarray(value, dtype=dev.dtype), dev.shape)
+    if dev.size == 0:
+        return
+    if dev.is_c_contiguous():
+        data = np.ascontiguousarray(host)
+    elif dev.is_f_contiguous():
+        data = np.asfortranarray(host)
+    else:
+        # Strided destination: read the bytes it spans, merge, write them back.
+        buf, offset = _span_bytes(dev, stream)
+        _sync(stream)
+        merged = np.ndarray(dev.shape, dtype=dev.dtype, buffer=buf, offset=offset,
+                            strides=dev.strides)
+        merged[...] = host
+        lo = -offset
+        memcpy_htod(dev.device_pointer_value + lo, _host_ptr(buf), buf.nbytes, stream)
+        _sync(stream)
+        return
+    # A temporary (pageable) host copy may go away at once: the driver stages pageable
+    # sources before cuMemcpyHtoDAsync returns.
+    memcpy_htod(dev.device_pointer_value, _host_ptr(data), dev.nbytes, stream)
+
+
+def to_device(obj, stream=0, copy=True, to=None):
+    """A new device array holding ``obj`` (a host array or anything numpy accepts)."""
+    if to is not None:
+        if copy:
+            to.copy_to_device(obj, stream=stream)
+        return to
+    if isinstance(obj, DeviceNDArray):
+        return obj
+    host = np.asarray(obj)
+    if host.dtype.hasobject:
+        raise TypeError("arrays of Python objects cannot be copied to the device")
+    if host.flags["C_CONTIGUOUS"]:
+        strides = host.strides if host.ndim else ()
+    elif host.flags["F_CONTIGUOUS"]:
+        strides = host.strides
+    else:
+        host = np.ascontiguousarray(host)
+        strides = host.strides
+    from numba_cuda.runtime.devicearray import c_strides
+
+    if any(s < 0 for s in strides) or host.size == 0:
+        strides = c_strides(host.shape, host.dtype.itemsize)
+    dev = DeviceNDArray(host.shape, strides, host.dtype, stream=stream)
+    if copy and host.size:
+        memcpy_htod(dev.device_pointer_value, _host_ptr(host), dev.nbytes, stream)
+    return dev
