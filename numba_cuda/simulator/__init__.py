@@ -1,0 +1,108 @@
+"""The CUDA simulator: ``numba.cuda`` kernels run as Python on numpy arrays.
+
+Enabled with ``NUMBA_ENABLE_CUDASIM=1`` (read once, when ``numba_cuda`` is
+imported): every public ``numba.cuda`` name then comes from :mod:`.api`.
+Tests can also use ``from numba_cuda.simulator import api as cuda`` in any
+process.
+
+Design
+======
+
+Threads as generators, not OS threads.  At its first launch a kernel's
+source is rewritten (:mod:`.transform`): thread and block indices become
+local variables read once per thread, ``cuda.grid(n)`` becomes arithmetic,
+and every barrier or warp collective becomes ``(yield request)``, which
+makes each simulated thread a generator (device functions that meet other
+threads are entered with ``yield from``).  The scheduler
+(:mod:`.scheduler`) runs a block's threads one after another up to their
+next request, then completes what can complete — a warp collective when all
+live lanes of its mask arrived, ``syncthreads*`` when every live thread of
+the block arrived, a grid sync when every live thread of the grid arrived —
+and resumes those threads.  A kernel that never meets other threads is not a
+generator at all and runs as one plain call per thread.  Blocks run one after
+another, except for kernels that synchronise the grid, whose blocks are
+scheduled together.
+
+Consequences: one OS thread, no locks; atomics are trivially atomic; runs
+are deterministic (lowest thread index first in every phase; shared and
+local memory start zero-filled); a kernel whose threads can never meet
+raises :class:`.scheduler.SimulatorDeadlock` naming where each thread waits,
+instead of hanging.  Kernels receive the numpy arrays behind device arrays,
+so element access runs at numpy speed, and numpy's own bounds check reports
+out-of-bounds indexing; the scheduler adds ``(thread (x,y,z) of block
+(x,y,z))`` to any exception a simulated thread raises.
+
+Fixed-width integers: values loaded from arrays are numpy scalars and keep
+numpy's wrap-around arithmetic (overflow warnings are silenced as the GPU
+has none); stores into integer arrays truncate like the GPU (the rewritten
+store runs in a ``try`` that costs nothing unless NumPy raises
+``OverflowError``); ``np.int32(x)``/``numba.int32(x)`` in kernels wrap;
+``math`` functions keep float32 as float32 and return NaN/inf instead of
+raising.  Indices (``threadIdx.x`` ...) are Python ints.
+
+Fallback: OS threads.  Code the rewriter cannot handle — no source
+available (``exec``, some REPLs), a ``lambda`` kernel, a barrier inside a
+nested function or comprehension — runs with one OS thread per simulated
+thread, driven by the same scheduler one thread at a time
+(:class:`.scheduler.ThreadCoroutine`), so semantics are the same, only
+slower.  ``cuda.jit(sim_mode="threads")`` or ``NUMBA_CUDASIM_MODE=threads``
+force it; ``kernel.sim_mode`` tells which strategy a kernel uses
+(``sequential``, ``coroutines`` or ``threads``).  A barrier reached through a
+call the rewriter could not see (a device function passed around as a
+value) raises :class:`.collectives.UnseenBarrierError` saying to use that
+mode.
+
+Globals a kernel uses are resolved at its first launch, as Numba freezes
+them at compile time.
+"""
+
+import importlib as _importlib
+import importlib.abc as _abc
+import importlib.util as _util
+import sys as _sys
+
+#: ``numba_cuda.<name>`` modules that the simulator replaces when it is enabled.
+SIMULATED_MODULES = {
+    "numba_cuda.cudadrv": "numba_cuda.simulator.cudadrv",
+    "numba_cuda.cudadrv.driver": "numba_cuda.simulator.cudadrv.driver",
+    "numba_cuda.cudadrv.devicearray": "numba_cuda.simulator.cudadrv.devicearray",
+    "numba_cuda.cudadrv.devices": "numba_cuda.simulator.cudadrv.devices",
+    "numba_cuda.cudadrv.runtime": "numba_cuda.simulator.cudadrv.runtime",
+    "numba_cuda.cudadrv.libs": "numba_cuda.simulator.cudadrv.libs",
+    "numba_cuda.cudadrv.nvvm": "numba_cuda.simulator.cudadrv.nvvm",
+    "numba_cuda.cudadrv.error": "numba_cuda.simulator.cudadrv.error",
+}
+
+
+class _Loader(_abc.Loader):
+    def __init__(self, target):
+        self._target = target
+
+    def create_module(self, spec):
+        return _importlib.import_module(self._target)
+
+    def exec_module(self, module):
+        pass
+
+
+class _SimulatedModuleFinder(_abc.MetaPathFinder):
+    """Answers ``import numba_cuda.cudadrv...`` with the simulator's modules."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        replacement = SIMULATED_MODULES.get(fullname)
+        if replacement is None:
+            return None
+        return _util.spec_from_loader(fullname, _Loader(replacement),
+                                      is_package=not fullname.count(".") > 1)
+
+
+def install_module_replacements():
+    """Make the GPU-only ``numba_cuda`` submodules resolve to the simulator's (idempotent).
+
+    Called by ``numba_cuda/__init__.py`` when ``NUMBA_ENABLE_CUDASIM`` is set;
+    imports nothing heavy.
+    """
+    for finder in _sys.meta_path:
+        if type(finder).__name__ == "_SimulatedModuleFinder":
+            return
+    _sys.meta_path.insert(0, _SimulatedModuleFinder())

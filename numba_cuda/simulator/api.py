@@ -1,0 +1,128 @@
+"""The public ``numba.cuda`` API as the simulator provides it.
+
+With ``NUMBA_ENABLE_CUDASIM=1`` every ``numba.cuda.<name>`` is looked up
+here first (see ``numba_cuda/__init__.py``); tests may also use this module
+directly: ``from numba_cuda.simulator import api as cuda``.
+"""
+
+from ..errors import CudaError, CudaSupportError, LaunchConfigError  # noqa: F401
+from .devicearray import (  # noqa: F401
+    DeviceNDArray,
+    DeviceRecord,
+    MappedNDArray,
+    ManagedNDArray,
+    as_cuda_array,
+    auto_device,
+    device_array,
+    device_array_like,
+    from_cuda_array_interface,
+    is_cuda_array,
+    managed_array,
+    mapped,
+    mapped_array,
+    mapped_array_like,
+    pinned,
+    pinned_array,
+    pinned_array_like,
+    to_device,
+)
+from .devices import (  # noqa: F401
+    close,
+    current_context,
+    defer_cleanup,
+    detect,
+    get_current_device,
+    gpus,
+    is_available,
+    list_devices,
+    profile_start,
+    profile_stop,
+    profiling,
+    require_context,
+    select_device,
+)
+from .dispatcher import (  # noqa: F401
+    In,
+    InOut,
+    NotAvailableInSimulator,
+    Out,
+    compile,
+    compile_for_current_device,
+    compile_ptx,
+    compile_ptx_for_current_device,
+    declare_device,
+    jit,
+)
+from .kernelapi import (  # noqa: F401
+    activemask,
+    all_sync,
+    any_sync,
+    atomic,
+    ballot_sync,
+    blockDim,
+    blockIdx,
+    brev,
+    cbrt,
+    cg,
+    clz,
+    const,
+    eq_sync,
+    ffs,
+    fma,
+    fp16,
+    grid,
+    gridDim,
+    gridsize,
+    laneid,
+    lanemask_lt,
+    local,
+    match_all_sync,
+    match_any_sync,
+    nanosleep,
+    popc,
+    selp,
+    shared,
+    shfl_down_sync,
+    shfl_sync,
+    shfl_up_sync,
+    shfl_xor_sync,
+    syncthreads,
+    syncthreads_and,
+    syncthreads_count,
+    syncthreads_or,
+    syncwarp,
+    threadfence,
+    threadfence_block,
+    threadfence_system,
+    threadIdx,
+    warpsize,
+)
+from .reduction import Reduce, reduce  # noqa: F401
+from .streams import (  # noqa: F401
+    Event,
+    Stream,
+    default_stream,
+    event,
+    event_elapsed_time,
+    external_stream,
+    legacy_default_stream,
+    per_thread_default_stream,
+    stream,
+    synchronize,
+)
+
+#: Lets code ask whether it runs under the simulator.
+USE_SIMULATOR = True
+
+
+def is_supported_version():
+    """The simulator needs no CUDA toolkit."""
+    return True
+
+
+def is_float16_supported():
+    return True
+
+
+def is_bfloat16_supported():
+    return True

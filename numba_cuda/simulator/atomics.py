@@ -1,0 +1,153 @@
+"""``cuda.atomic.*``: read-modify-write on one array element, returning the old value.
+
+Only one simulated thread executes at a time, so each operation is atomic by
+construction; the results follow the GPU's definitions (wrap-around for
+integers, ``inc``/``dec`` modulo semantics, NaN rules of ``max``/``min`` and
+``nanmax``/``nanmin``).
+"""
+
+import math
+
+import numpy as np
+
+from .fixedwidth import store
+
+
+def _load(ary, idx):
+    old = ary[idx]
+    if isinstance(old, np.ndarray):
+        raise IndexError(
+            f"atomic operation on an array of {ary.ndim} dimensions needs an index for every "
+            f"dimension, got {idx!r}"
+        )
+    return old
+
+
+def _int_values(ary):
+    return ary.dtype.kind in "iu"
+
+
+def _put(ary, idx, value):
+    try:
+        ary[idx] = value
+    except OverflowError:
+        store(ary, idx, value)
+
+
+def add(ary, idx, val):
+    old = _load(ary, idx)
+    try:
+        ary[idx] = old + val
+    except OverflowError:
+        store(ary, idx, int(old) + int(val))
+    return old
+
+
+def sub(ary, idx, val):
+    old = _load(ary, idx)
+    try:
+        ary[idx] = old - val
+    except OverflowError:
+        store(ary, idx, int(old) - int(val))
+    return old
+
+
+def _bitwise(op):
+    def atomic_bitwise(ary, idx, val):
+        if not _int_values(ary):
+            raise TypeError(f"atomic bitwise operations need an integer array, got {ary.dtype}")
+        old = _load(ary, idx)
+        store(ary, idx, op(int(old), int(val)))
+        return old
+
+    return atomic_bitwise
+
+
+and_ = _bitwise(lambda a, b: a & b)
+or_ = _bitwise(lambda a, b: a | b)
+xor = _bitwise(lambda a, b: a ^ b)
+
+
+def exch(ary, idx, val):
+    old = _load(ary, idx)
+    _put(ary, idx, val)
+    return old
+
+
+def _isnan(x):
+    return isinstance(x, (float, np.floating)) and math.isnan(x)
+
+
+def max(ary, idx, val):  # noqa: A001 - public name of the kernel language
+    old = _load(ary, idx)
+    if _isnan(old) or _isnan(val):
+        return old  # max leaves the element alone when either side is NaN
+    if old < val:
+        _put(ary, idx, val)
+    return old
+
+
+def min(ary, idx, val):  # noqa: A001
+    old = _load(ary, idx)
+    if _isnan(old) or _isnan(val):
+        return old
+    if old > val:
+        _put(ary, idx, val)
+    return old
+
+
+def nanmax(ary, idx, val):
+    old = _load(ary, idx)
+    if _isnan(val):
+        return old
+    if _isnan(old) or old < val:
+        _put(ary, idx, val)
+    return old
+
+
+def nanmin(ary, idx, val):
+    old = _load(ary, idx)
+    if _isnan(val):
+        return old
+    if _isnan(old) or old > val:
+        _put(ary, idx, val)
+    return old
+
+
+def _unsigned(ary, x):
+    bits = ary.dtype.itemsize * 8
+    return int(x) & ((1 << bits) - 1)
+
+
+def inc(ary, idx, val):
+    """``old >= val ? 0 : old + 1`` (unsigned comparison), as CUDA's atomicInc."""
+    old = _load(ary, idx)
+    if _unsigned(ary, old) >= _unsigned(ary, val):
+        store(ary, idx, 0)
+    else:
+        store(ary, idx, int(old) + 1)
+    return old
+
+
+def dec(ary, idx, val):
+    """``(old == 0 || old > val) ? val : old - 1`` (unsigned comparison), as CUDA's atomicDec."""
+    old = _load(ary, idx)
+    u_old = _unsigned(ary, old)
+    if u_old == 0 or u_old > _unsigned(ary, val):
+        store(ary, idx, int(val))
+    else:
+        store(ary, idx, int(old) - 1)
+    return old
+
+
+def cas(ary, idx, old, val):
+    """Store ``val`` if the element equals ``old``; return the element as it was."""
+    loaded = _load(ary, idx)
+    if loaded == old:
+        _put(ary, idx, val)
+    return loaded
+
+
+def compare_and_swap(ary, old, val):
+    """``cas`` on the first element of a 1-D array (the older spelling)."""
+    return cas(ary, (0,) * ary.ndim, old, val)

@@ -1,0 +1,356 @@
+"""Device arrays of the simulator: host numpy memory behind the device-array API.
+
+:class:`DeviceNDArray` wraps a numpy array and offers what the real class
+offers (``copy_to_host``, ``copy_to_device``, slicing, ``reshape``, ``split``,
+``__cuda_array_interface__`` version 3 whose pointer is the host address).
+Kernels receive the wrapped numpy array itself, so element access in
+simulated kernels runs at numpy speed.  Mapped and managed arrays are numpy
+arrays that are also device arrays (:class:`MappedNDArray`), as on the GPU.
+"""
+
+import contextlib
+
+import numpy as np
+
+from ..errors import CudaError
+
+
+class _Interface:
+    """Turns a ``__cuda_array_interface__`` dict into a numpy array over the same memory."""
+
+    def __init__(self, desc, owner):
+        self.__array_interface__ = {
+            "shape": tuple(desc["shape"]),
+            "typestr": desc["typestr"],
+            "data": desc["data"],
+            "strides": desc.get("strides"),
+            "descr": desc.get("descr", [("", desc["typestr"])]),
+            "version": 3,
+        }
+        self._owner = owner
+
+
+def _check_interface(desc):
+    for key in ("shape", "typestr", "data", "version"):
+        if key not in desc:
+            raise ValueError(f"__cuda_array_interface__ lacks the required key {key!r}: {desc!r}")
+    if desc.get("mask") is not None:
+        raise NotImplementedError("masked arrays (__cuda_array_interface__['mask']) are not supported")
+
+
+def _host_view(desc, owner):
+    _check_interface(desc)
+    if desc["data"][0] == 0 and int(np.prod(desc["shape"])) == 0:
+        return np.empty(desc["shape"], dtype=np.dtype(desc["typestr"]))
+    return np.asarray(_Interface(desc, owner))
+
+
+def _interface_of(ary, stream=None):
+    return {
+        "shape": ary.shape,
+        "strides": None if ary.flags.c_contiguous else ary.strides,
+        "data": (ary.__array_interface__["data"][0] if ary.size else 0, not ary.flags.writeable),
+        "typestr": ary.dtype.str,
+        "descr": ary.dtype.descr if ary.dtype.fields else [("", ary.dtype.str)],
+        "stream": None if stream in (None, 0) else int(stream),
+        "version": 3,
+    }
+
+
+class DeviceNDArray:
+    """A simulated device array: ``shape``, ``dtype``, copies, slicing, the CUDA Array Interface."""
+
+    __cuda_memory__ = True
+
+    def __init__(self, ary, stream=0):
+        self._ary = ary
+        self.stream = stream
+
+    # -- description
+    shape = property(lambda self: self._ary.shape)
+    strides = property(lambda self: self._ary.strides)
+    ndim = property(lambda self: self._ary.ndim)
+    size = property(lambda self: self._ary.size)
+    dtype = property(lambda self: self._ary.dtype)
+    nbytes = property(lambda self: self._ary.nbytes)
+    flags = property(lambda self: self._ary.flags)
+
+    @property
+    def alloc_size(self):
+        return self._ary.nbytes
+
+    @property
+    def __cuda_array_interface__(self):
+        return _interface_of(self._ary, self.stream)
+
+    @property
+    def device_ctypes_pointer(self):
+        import ctypes
+
+        return ctypes.c_void_p(self._ary.__array_interface__["data"][0] if self._ary.size else None)
+
+    @property
+    def _numba_type_(self):
+        from numba import typeof
+
+        return typeof(self._ary)
+
+    def __dlpack__(self, *args, **kwargs):
+        return self._ary.__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self):
+        return self._ary.__dlpack_device__()
+
+    def is_c_contiguous(self):
+        return self._ary.flags.c_contiguous
+
+    def is_f_contiguous(self):
+        return self._ary.flags.f_contiguous
+
+    def __len__(self):
+        return len(self._ary)
+
+    def __repr__(self):
+        return f"<simulated DeviceNDArray shape={self.shape} dtype={self.dtype}>"
+
+    def __array__(self, dtype=None, copy=None):
+        # Convenience of the simulator (the GPU needs copy_to_host()).
+        return self._ary if dtype is None else self._ary.astype(dtype)
+
+    # -- transfers
+    def copy_to_host(self, ary=None, stream=0):
+        if ary is None:
+            return self._ary.copy()
+        if ary.shape != self._ary.shape or ary.dtype != self._ary.dtype:
+            if ary.size == self._ary.size and ary.dtype == self._ary.dtype:
+                ary.reshape(-1)[...] = self._ary.reshape(-1)
+                return ary
+            raise ValueError(
+                f"copy_to_host: the host array has shape {ary.shape} and dtype {ary.dtype}, "
+                f"the device array {self.shape} and {self.dtype}"
+            )
+        np.copyto(ary, self._ary)
+        return ary
+
+    def copy_to_device(self, ary, stream=0):
+        src = ary._ary if isinstance(ary, DeviceNDArray) else np.asarray(ary)
+        if src.size != self._ary.size or (src.shape != self._ary.shape and src.ndim == self._ary.ndim):
+            raise ValueError(
+                f"copy_to_device: the source has shape {src.shape}, the device array {self.shape}"
+            )
+        if src.shape != self._ary.shape:
+            src = src.reshape(self._ary.shape)
+        np.copyto(self._ary, src, casting="same_kind" if src.dtype != self._ary.dtype else "no")
+
+    def bind(self, stream=0):
+        return DeviceNDArray(self._ary, stream)
+
+    # -- views
+    def __getitem__(self, index):
+        item = self._ary[index]
+        if isinstance(item, np.ndarray):
+            return DeviceNDArray(item, self.stream)
+        return item
+
+    def getitem(self, index, stream=0):
+        return self[index]
+
+    def __setitem__(self, index, value):
+        if isinstance(value, DeviceNDArray):
+            value = value._ary
+        self._ary[index] = value
+
+    def setitem(self, index, value, stream=0):
+        self[index] = value
+
+    def reshape(self, *newshape, order="C"):
+        if len(newshape) == 1 and isinstance(newshape[0], (tuple, list)):
+            newshape = tuple(newshape[0])
+        out = self._ary.reshape(newshape, order=order)
+        if not np.shares_memory(out, self._ary) and out.size:
+            raise NotImplementedError("reshape of a non-contiguous device array would need a copy")
+        return DeviceNDArray(out, self.stream)
+
+    def ravel(self, order="C", stream=0):
+        out = self._ary.ravel(order=order)
+        if not np.shares_memory(out, self._ary) and out.size:
+            raise NotImplementedError("ravel of a non-contiguous device array would need a copy")
+        return DeviceNDArray(out, stream or self.stream)
+
+    def view(self, dtype):
+        return DeviceNDArray(self._ary.view(dtype), self.stream)
+
+    @property
+    def T(self):
+        return self.transpose()
+
+    def transpose(self, axes=None):
+        return DeviceNDArray(self._ary.transpose(axes), self.stream)
+
+    def split(self, section, stream=0):
+        flat = self._ary.reshape(-1)
+        return [DeviceNDArray(flat[i:i + section], stream or self.stream)
+                for i in range(0, flat.size, section)]
+
+    def get_ipc_handle(self):
+        raise CudaError("IPC handles are not available in the simulator")
+
+    # -- convenience comparisons (host semantics)
+    def __eq__(self, other):
+        return self._ary == (other._ary if isinstance(other, DeviceNDArray) else other)
+
+    def __ne__(self, other):
+        return self._ary != (other._ary if isinstance(other, DeviceNDArray) else other)
+
+    __hash__ = object.__hash__
+
+
+class DeviceRecord(DeviceNDArray):
+    """A device copy of a numpy record (a 0-d structured array)."""
+
+
+class MappedNDArray(DeviceNDArray, np.ndarray):
+    """Host memory visible to kernels: a numpy array that is also a device array."""
+
+    def __new__(cls, shape, dtype=np.float64, strides=None, order="C"):
+        return np.ndarray.__new__(cls, shape, dtype=dtype, strides=strides, order=order)
+
+    def __array_finalize__(self, obj):
+        pass
+
+    @property
+    def _ary(self):
+        return self.view(np.ndarray)
+
+    stream = 0
+    shape = np.ndarray.shape
+    strides = np.ndarray.strides
+    ndim = np.ndarray.ndim
+    size = np.ndarray.size
+    dtype = np.ndarray.dtype
+    nbytes = np.ndarray.nbytes
+    flags = np.ndarray.flags
+    __getitem__ = np.ndarray.__getitem__
+    __setitem__ = np.ndarray.__setitem__
+    __len__ = np.ndarray.__len__
+    __eq__ = np.ndarray.__eq__
+    __ne__ = np.ndarray.__ne__
+    __repr__ = np.ndarray.__repr__
+    __array__ = np.ndarray.__array__
+    reshape = np.ndarray.reshape
+    ravel = np.ndarray.ravel
+    view = np.ndarray.view
+    transpose = np.ndarray.transpose
+    T = np.ndarray.T
+    __hash__ = None
+
+
+ManagedNDArray = MappedNDArray
+
+
+# ---- constructors ------------------------------------------------------------------------
+def _host(ary):
+    if isinstance(ary, DeviceNDArray) and not isinstance(ary, np.ndarray):
+        return ary._ary
+    return np.asarray(ary)
+
+
+def to_device(obj, stream=0, copy=True, to=None):
+    """A device copy of a host array (or, with ``to``, copy ``obj`` into that device array)."""
+    if to is not None:
+        to.copy_to_device(obj, stream=stream)
+        return to
+    if isinstance(obj, np.void) or (isinstance(obj, np.ndarray) and obj.dtype.fields and obj.ndim == 0):
+        return DeviceRecord(np.array(obj, copy=True), stream)
+    src = _host(obj)
+    ary = np.array(src, copy=True, order="K", subok=False) if copy else np.empty_like(src)
+    return DeviceNDArray(ary, stream)
+
+
+def _fresh(shape, dtype, strides, order):
+    ary = np.zeros(shape, dtype=dtype, order=order)
+    if strides is not None and ary.strides != tuple(strides):
+        raise NotImplementedError(f"device arrays with strides {strides} are not supported by the simulator")
+    return ary
+
+
+def device_array(shape, dtype=np.float64, strides=None, order="C", stream=0):
+    """An uninitialised device array (zero-filled in the simulator, for determinism)."""
+    return DeviceNDArray(_fresh(shape, dtype, strides, order), stream)
+
+
+def _order_of(ary):
+    return "F" if ary.flags.f_contiguous and not ary.flags.c_contiguous else "C"
+
+
+def device_array_like(ary, stream=0):
+    return device_array(ary.shape, ary.dtype, None, _order_of(ary), stream)
+
+
+def pinned_array(shape, dtype=np.float64, strides=None, order="C"):
+    return _fresh(shape, dtype, strides, order)
+
+
+def pinned_array_like(ary):
+    return pinned_array(ary.shape, ary.dtype, None, _order_of(ary))
+
+
+def mapped_array(shape, dtype=np.float64, strides=None, order="C", stream=0, portable=False, wc=False):
+    ary = MappedNDArray(shape, dtype=dtype, strides=strides, order=order)
+    ary.fill(0)
+    return ary
+
+
+def mapped_array_like(ary, stream=0, portable=False, wc=False):
+    return mapped_array(ary.shape, ary.dtype, None, _order_of(ary), stream)
+
+
+def managed_array(shape, dtype=np.float64, strides=None, order="C", stream=0, attach_global=True):
+    return mapped_array(shape, dtype, strides, order, stream)
+
+
+@contextlib.contextmanager
+def pinned(*arylist):
+    """Page-lock host arrays for the duration of the block (a no-op in the simulator)."""
+    yield
+
+
+@contextlib.contextmanager
+def mapped(*arylist, **kws):
+    """Map host arrays into the device; yields device arrays over the same memory."""
+    views = [DeviceNDArray(_host(a), kws.get("stream", 0)) for a in arylist]
+    yield views[0] if len(views) == 1 else views
+
+
+# ---- CUDA Array Interface ----------------------------------------------------------------
+def is_cuda_array(obj):
+    """True for objects exporting ``__cuda_array_interface__``."""
+    return hasattr(obj, "__cuda_array_interface__")
+
+
+def from_cuda_array_interface(desc, owner=None, sync=True):
+    """A device array over the memory described by a CUDA Array Interface dict."""
+    return DeviceNDArray(_host_view(desc, owner))
+
+
+def as_cuda_array(obj, sync=True):
+    """A device array sharing the memory of an object that exports the interface."""
+    if isinstance(obj, DeviceNDArray):
+        return obj if not isinstance(obj, np.ndarray) else DeviceNDArray(obj._ary)
+    if not is_cuda_array(obj):
+        raise TypeError(f"{type(obj).__name__} does not export __cuda_array_interface__")
+    return from_cuda_array_interface(obj.__cuda_array_interface__, owner=obj, sync=sync)
+
+
+def kernel_view(obj):
+    """The numpy array a simulated kernel sees for an argument exporting the interface."""
+    return _host_view(obj.__cuda_array_interface__, obj)
+
+
+def auto_device(obj, stream=0, copy=True):
+    """``(device array, whether it was copied)`` for a host or device array."""
+    if isinstance(obj, DeviceNDArray):
+        return obj, False
+    if is_cuda_array(obj):
+        return as_cuda_array(obj), False
+    return to_device(obj, stream, copy), True

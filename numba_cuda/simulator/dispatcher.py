@@ -1,0 +1,388 @@
+"""``cuda.jit`` in the simulator: kernels, device functions and their launches."""
+
+import functools
+import inspect
+import os
+
+import numpy as np
+
+from ..errors import CudaError, LaunchConfigError
+from . import devicearray, launchconfig, scheduler
+from .threadstate import state
+from .transform import DeviceRecursion, TransformError, Transformed, transform
+
+MODES = ("auto", "threads")
+
+
+class NotAvailableInSimulator(CudaError, NotImplementedError):
+    """A feature that needs the real compiler or a GPU was used under the simulator."""
+
+
+def not_available(what):
+    return NotAvailableInSimulator(
+        f"{what} is not available in the simulator (NUMBA_ENABLE_CUDASIM=1): it needs the real "
+        f"CUDA target. Unset NUMBA_ENABLE_CUDASIM to use it."
+    )
+
+
+def _as_device(obj):
+    if isinstance(obj, _SimFunction):
+        return obj
+    return None
+
+
+def _raw_variant(pyfunc, yields):
+    """The function as written, for the OS-thread mode (it reads the thread dynamically)."""
+
+    def run(_ctx, *args, **kwargs):
+        return pyfunc(*args, **kwargs)
+
+    return Transformed(run, False, False, yields, None)
+
+
+class _SimFunction:
+    """What kernels and device functions share: the rewritten variants of ``py_func``."""
+
+    def __init__(self, pyfunc, sigs, options):
+        self.py_func = pyfunc
+        self.signatures = list(sigs)
+        self.targetoptions = dict(options)
+        self._variants = {}
+        self._busy = set()
+        functools.update_wrapper(self, pyfunc)
+
+    def sim_variant(self, yields):
+        """The rewritten function; ``yields`` selects the generator form (see :mod:`.transform`)."""
+        variant = self._variants.get(yields)
+        if variant is None:
+            if yields in self._busy:
+                raise DeviceRecursion(self.py_func.__qualname__)
+            self._busy.add(yields)
+            try:
+                try:
+                    variant = transform(self.py_func, yields, _as_device)
+                except TransformError:
+                    variant = _raw_variant(self.py_func, yields)
+            finally:
+                self._busy.discard(yields)
+            self._variants[yields] = variant
+        return variant
+
+    # -- introspection of the real target, absent here
+    def inspect_llvm(self, *args, **kwargs):
+        raise not_available("inspect_llvm()")
+
+    def inspect_asm(self, *args, **kwargs):
+        raise not_available("inspect_asm()")
+
+    def inspect_sass(self, *args, **kwargs):
+        raise not_available("inspect_sass()")
+
+    def inspect_types(self, *args, **kwargs):
+        raise not_available("inspect_types()")
+
+    def get_regs_per_thread(self, *args, **kwargs):
+        raise not_available("get_regs_per_thread()")
+
+    def get_shared_mem_per_block(self, *args, **kwargs):
+        raise not_available("get_shared_mem_per_block()")
+
+    def get_local_mem_per_thread(self, *args, **kwargs):
+        raise not_available("get_local_mem_per_thread()")
+
+    def compile(self, sig):
+        """Nothing to compile in the simulator; kept so eager-compilation code runs."""
+        self.signatures.append(sig)
+
+    @property
+    def overloads(self):
+        return _Overloads()
+
+    def specialize(self, *args):
+        return self
+
+
+class _Overloads(dict):
+    def __missing__(self, key):
+        return _FakeOverload()
+
+
+class _FakeOverload:
+    def max_cooperative_grid_blocks(self, blockdim):
+        return _max_cooperative_blocks(blockdim)
+
+
+def _max_cooperative_blocks(blockdim):
+    _, block = launchconfig.normalize(1, blockdim)
+    threads = block[0] * block[1] * block[2]
+    return max(1, 2048 // threads)
+
+
+class SimDeviceFunction(_SimFunction):
+    """``cuda.jit(device=True)``: callable from kernels (and, as plain Python, from the host)."""
+
+    def __call__(self, *args, **kwargs):
+        variant = self.sim_variant(False)
+        return variant.fn(state.current, *args, **kwargs)
+
+    def __repr__(self):
+        return f"<simulated CUDA device function {self.py_func.__qualname__}>"
+
+
+class SimKernel(_SimFunction):
+    """``cuda.jit``: a kernel, launched with ``kernel[griddim, blockdim, stream, sharedmem](*args)``."""
+
+    def __init__(self, pyfunc, sigs, options):
+        super().__init__(pyfunc, sigs, options)
+        mode = options.get("sim_mode") or os.environ.get("NUMBA_CUDASIM_MODE", "auto")
+        if mode not in MODES:
+            raise ValueError(f"sim_mode must be one of {MODES}, got {mode!r}")
+        self._mode = mode
+        self._plan = None
+        self._scalar_types = None
+        self.extensions = list(options.get("extensions") or ())
+        code = pyfunc.__code__
+        self._nargs = code.co_argcount
+        self._nrequired = code.co_argcount - len(pyfunc.__defaults__ or ())
+        self._varargs = bool(code.co_flags & inspect.CO_VARARGS)
+
+    def __repr__(self):
+        return f"<simulated CUDA kernel {self.py_func.__qualname__}>"
+
+    # -- launch configuration
+    def __getitem__(self, config):
+        if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
+            raise LaunchConfigError(
+                f"launch configuration must be [griddim, blockdim] with optional stream and "
+                f"dynamic shared memory bytes, got {config!r}"
+            )
+        griddim, blockdim = config[0], config[1]
+        stream = config[2] if len(config) > 2 else 0
+        sharedmem = config[3] if len(config) > 3 else 0
+        grid, block = launchconfig.normalize(griddim, blockdim, sharedmem)
+        return _Launcher(self, grid, block, stream, int(sharedmem))
+
+    def __call__(self, *args, **kwargs):
+        raise LaunchConfigError(
+            f"kernel {self.py_func.__name__} was called without a launch configuration; launch it "
+            f"as {self.py_func.__name__}[griddim, blockdim](...)"
+        )
+
+    def configure(self, griddim, blockdim, stream=0, sharedmem=0):
+        return self[griddim, blockdim, stream, sharedmem]
+
+    def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
+        """A launcher running ``ntasks`` threads in total."""
+        if ntasks < 0:
+            raise ValueError(f"forall needs a non-negative task count, got {ntasks}")
+        tpb = tpb or 128
+        if ntasks == 0:
+            return lambda *args: None
+        return self[(ntasks + tpb - 1) // tpb, tpb, stream, sharedmem]
+
+    def max_cooperative_grid_blocks(self, blockdim):
+        return _max_cooperative_blocks(blockdim)
+
+    # -- execution
+    def _get_plan(self):
+        plan = self._plan
+        if plan is None:
+            if self._mode == "threads":
+                variant = self.sim_variant(False)
+                plan = ("threads", variant)
+            else:
+                variant = self.sim_variant(True)
+                if variant.needs_threads:
+                    plan = ("threads", self.sim_variant(False))
+                elif variant.is_generator:
+                    plan = ("coroutines", variant)
+                else:
+                    plan = ("sequential", variant)
+            self._plan = plan
+        return plan
+
+    @property
+    def sim_mode(self):
+        """How the simulator runs this kernel: ``sequential``, ``coroutines`` or ``threads``."""
+        return self._get_plan()[0]
+
+    def _check_arity(self, args):
+        n = len(args)
+        if n > self._nargs and not self._varargs or n < self._nrequired:
+            raise TypeError(
+                f"kernel {self.py_func.__name__}() takes {self._nargs} argument(s), "
+                f"{n} given"
+            )
+
+    def _convert_scalars(self, args):
+        types_ = self._scalar_types
+        if types_ is None:
+            types_ = self._scalar_types = _scalar_types_of(self.signatures)
+        if not types_:
+            return args
+        return [conv(a) if conv is not None and _is_scalar(a) else a
+                for a, conv in zip(args, types_ + [None] * (len(args) - len(types_)))]
+
+    def launch(self, grid, block, stream, sharedmem, args):
+        self._check_arity(args)
+        writebacks = []
+        kargs = tuple(_kernel_arg(a, writebacks) for a in self._convert_scalars(args))
+        mode, variant = self._get_plan()
+        with np.errstate(all="ignore"):
+            if mode == "sequential":
+                scheduler.run_sequential(variant.fn, grid, block, sharedmem, kargs)
+            else:
+                if variant.uses_grid_sync:
+                    nblocks = grid[0] * grid[1] * grid[2]
+                    limit = _max_cooperative_blocks(block)
+                    if nblocks > limit:
+                        raise LaunchConfigError(
+                            f"a kernel using grid synchronisation launched with {nblocks} blocks, "
+                            f"more than max_cooperative_grid_blocks = {limit} for blockdim {block}"
+                        )
+                scheduler.run_cooperative(variant.fn, grid, block, sharedmem, kargs,
+                                          threaded=(mode == "threads"),
+                                          grid_sync=variant.uses_grid_sync)
+        for writeback in writebacks:
+            writeback()
+
+
+class _Launcher:
+    __slots__ = ("kernel", "grid", "block", "stream", "sharedmem")
+
+    def __init__(self, kernel, grid, block, stream, sharedmem):
+        self.kernel = kernel
+        self.grid = grid
+        self.block = block
+        self.stream = stream
+        self.sharedmem = sharedmem
+
+    def __call__(self, *args):
+        self.kernel.launch(self.grid, self.block, self.stream, self.sharedmem, args)
+
+
+def _is_scalar(value):
+    return isinstance(value, (int, float, complex, bool, np.number, np.bool_))
+
+
+def _scalar_types_of(signatures):
+    """Per-argument converters from the only eager signature (numba scalar types)."""
+    if len(signatures) != 1:
+        return []
+    try:
+        from numba.core import sigutils, types as nbtypes
+        from numba.np.numpy_support import as_dtype
+
+        args, _ = sigutils.normalize_signature(signatures[0])
+    except Exception:  # noqa: BLE001 - a signature the simulator cannot read is ignored
+        return []
+    from .fixedwidth import make_int_caster
+
+    convs = []
+    for ty in args:
+        if isinstance(ty, nbtypes.Integer):
+            convs.append(make_int_caster(as_dtype(ty).type))
+        elif isinstance(ty, (nbtypes.Float, nbtypes.Complex, nbtypes.Boolean)):
+            convs.append(as_dtype(ty).type)
+        else:
+            convs.append(None)
+    return convs
+
+
+class ArgHint:
+    """``cuda.In``/``cuda.Out``/``cuda.InOut``: how a host array argument travels."""
+
+    copy_in = True
+    copy_out = True
+
+    def __init__(self, value):
+        self.value = value
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.value!r})"
+
+
+class In(ArgHint):
+    copy_out = False
+
+
+class Out(ArgHint):
+    copy_in = False
+
+
+class InOut(ArgHint):
+    pass
+
+
+def _kernel_arg(arg, writebacks):
+    if type(arg) is np.ndarray:
+        return arg
+    if isinstance(arg, devicearray.DeviceNDArray):
+        return arg._ary
+    if isinstance(arg, ArgHint):
+        host = arg.value
+        if isinstance(host, devicearray.DeviceNDArray):
+            return host._ary
+        host = np.asarray(host)
+        if arg.copy_out:
+            if not arg.copy_in:
+                return host  # Out: the kernel writes straight into the host array
+            return host
+        return host.copy()  # In: the kernel's writes stay on the "device"
+    if isinstance(arg, np.ndarray):
+        return arg.view(np.ndarray)
+    if hasattr(arg, "__cuda_array_interface__"):
+        return devicearray.kernel_view(arg)
+    return arg
+
+
+def jit(func_or_sig=None, device=False, **options):
+    """``@cuda.jit``: kernels and device functions that the simulator runs as Python."""
+    for unsupported in ("link",):
+        if options.get(unsupported):
+            raise not_available(f"cuda.jit({unsupported}=...)")
+    if options.get("boundscheck"):
+        options.pop("boundscheck")  # numpy checks every index in the simulator anyway
+
+    def make(pyfunc, sigs):
+        if isinstance(pyfunc, _SimFunction):
+            pyfunc = pyfunc.py_func
+        if not callable(pyfunc):
+            raise TypeError(f"cuda.jit needs a function, got {pyfunc!r}")
+        cls = SimDeviceFunction if device else SimKernel
+        return cls(pyfunc, sigs, options)
+
+    if func_or_sig is None:
+        return lambda fn: make(fn, [])
+    if callable(func_or_sig) and not _looks_like_signature(func_or_sig):
+        return make(func_or_sig, [])
+    sigs = func_or_sig if isinstance(func_or_sig, list) else [func_or_sig]
+    return lambda fn: make(fn, sigs)
+
+
+def _looks_like_signature(obj):
+    if isinstance(obj, (str, tuple, list)):
+        return True
+    return type(obj).__module__.startswith("numba") and not isinstance(obj, _SimFunction) and \
+        type(obj).__name__ in ("Signature",)
+
+
+def declare_device(name, sig, link=None, use_cooperative=False):
+    """External device functions cannot run in the simulator."""
+    raise not_available(f"cuda.declare_device({name!r}, ...)")
+
+
+def compile_ptx(*args, **kwargs):
+    raise not_available("cuda.compile_ptx()")
+
+
+def compile_ptx_for_current_device(*args, **kwargs):
+    raise not_available("cuda.compile_ptx_for_current_device()")
+
+
+def compile(*args, **kwargs):  # noqa: A001 - public name of numba.cuda
+    raise not_available("cuda.compile()")
+
+
+def compile_for_current_device(*args, **kwargs):
+    raise not_available("cuda.compile_for_current_device()")

@@ -1,0 +1,246 @@
+"""The kernel-language objects of the simulator (``cuda.threadIdx``, ``cuda.atomic`` ...).
+
+The kernel transformer (:mod:`.transform`) recognises these objects by
+identity and replaces their uses with fast local code.  Used dynamically (code
+the transformer did not see, the OS-thread fallback) they read the executing
+thread from :data:`.threadstate.state`.
+"""
+
+import operator
+import types as _pytypes
+
+import numpy as np
+
+from . import atomics as _atomics
+from . import bitops as _bitops
+from . import collectives as _coll
+from . import kernelmemory as _mem
+from .threadstate import WARP_SIZE, state
+
+
+def _current(what):
+    ctx = state.current
+    if ctx is None:
+        raise RuntimeError(f"numba.cuda.{what} is only meaningful inside a kernel")
+    return ctx
+
+
+class Dim3Value:
+    """``threadIdx``/``blockIdx``/``blockDim``/``gridDim``: ``.x``, ``.y``, ``.z`` of the current thread."""
+
+    __slots__ = ("_name", "_fields")
+
+    def __init__(self, name, fields):
+        self._name = name
+        self._fields = fields
+
+    def _get(self, i):
+        return getattr(_current(self._name), self._fields[i])
+
+    x = property(lambda self: self._get(0))
+    y = property(lambda self: self._get(1))
+    z = property(lambda self: self._get(2))
+
+    def __iter__(self):
+        return iter((self.x, self.y, self.z))
+
+    def __repr__(self):
+        return f"<numba.cuda.{self._name} (simulator)>"
+
+
+threadIdx = Dim3Value("threadIdx", ("tx", "ty", "tz"))
+blockIdx = Dim3Value("blockIdx", ("bx", "by", "bz"))
+blockDim = Dim3Value("blockDim", ("bdx", "bdy", "bdz"))
+gridDim = Dim3Value("gridDim", ("gdx", "gdy", "gdz"))
+
+DIM3_FIELDS = {
+    id(threadIdx): ("tx", "ty", "tz"),
+    id(blockIdx): ("bx", "by", "bz"),
+    id(blockDim): ("bdx", "bdy", "bdz"),
+    id(gridDim): ("gdx", "gdy", "gdz"),
+}
+
+
+class LaneIdValue:
+    """``cuda.laneid``: behaves as the current thread's lane number (an int)."""
+
+    __slots__ = ()
+
+    def __index__(self):
+        return _current("laneid").lane
+
+    __int__ = __index__
+
+    def __repr__(self):
+        ctx = state.current
+        return "<numba.cuda.laneid (simulator)>" if ctx is None else repr(ctx.lane)
+
+    def __hash__(self):
+        return hash(self.__index__())
+
+    def __bool__(self):
+        return bool(self.__index__())
+
+
+def _lane_binop(op, reflected=False):
+    if reflected:
+        return lambda self, other: op(other, _current("laneid").lane)
+    return lambda self, other: op(_current("laneid").lane, other)
+
+
+for _name in ("add", "sub", "mul", "floordiv", "truediv", "mod", "and", "or", "xor",
+              "lshift", "rshift", "pow"):
+    _op = getattr(operator, _name + "_" if _name in ("and", "or") else _name)
+    setattr(LaneIdValue, f"__{_name}__", _lane_binop(_op))
+    setattr(LaneIdValue, f"__r{_name}__", _lane_binop(_op, reflected=True))
+for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
+    setattr(LaneIdValue, f"__{_name}__", _lane_binop(getattr(operator, _name)))
+
+laneid = LaneIdValue()
+warpsize = WARP_SIZE
+
+
+def grid(ndim):
+    """Absolute position of the current thread in the grid (an int, or a tuple of ``ndim`` ints)."""
+    c = _current("grid")
+    x = c.bx * c.bdx + c.tx
+    if ndim == 1:
+        return x
+    y = c.by * c.bdy + c.ty
+    if ndim == 2:
+        return x, y
+    if ndim == 3:
+        return x, y, c.bz * c.bdz + c.tz
+    raise ValueError(f"cuda.grid() takes 1, 2 or 3 dimensions, got {ndim!r}")
+
+
+def gridsize(ndim):
+    """Number of threads in the grid along each of ``ndim`` dimensions."""
+    c = _current("gridsize")
+    x = c.bdx * c.gdx
+    if ndim == 1:
+        return x
+    y = c.bdy * c.gdy
+    if ndim == 2:
+        return x, y
+    if ndim == 3:
+        return x, y, c.bdz * c.gdz
+    raise ValueError(f"cuda.gridsize() takes 1, 2 or 3 dimensions, got {ndim!r}")
+
+
+def _namespace(name, doc, **members):
+    module = _pytypes.ModuleType(f"numba.cuda.{name}", doc)
+    for key, value in members.items():
+        setattr(module, key, value)
+    return module
+
+
+shared = _namespace("shared", "Block-shared memory.", array=_mem.shared_array)
+local = _namespace("local", "Thread-local memory.", array=_mem.local_array)
+const = _namespace("const", "Constant memory.", array_like=_mem.const_array_like)
+
+atomic = _namespace(
+    "atomic",
+    "Atomic read-modify-write operations; each returns the old value.",
+    add=_atomics.add, sub=_atomics.sub, max=_atomics.max, min=_atomics.min,
+    nanmax=_atomics.nanmax, nanmin=_atomics.nanmin, and_=_atomics.and_, or_=_atomics.or_,
+    xor=_atomics.xor, exch=_atomics.exch, inc=_atomics.inc, dec=_atomics.dec,
+    compare_and_swap=_atomics.compare_and_swap, cas=_atomics.cas,
+)
+
+syncthreads = _coll.syncthreads
+syncthreads_count = _coll.syncthreads_count
+syncthreads_and = _coll.syncthreads_and
+syncthreads_or = _coll.syncthreads_or
+syncwarp = _coll.syncwarp
+shfl_sync = _coll.shfl_sync
+shfl_up_sync = _coll.shfl_up_sync
+shfl_down_sync = _coll.shfl_down_sync
+shfl_xor_sync = _coll.shfl_xor_sync
+all_sync = _coll.all_sync
+any_sync = _coll.any_sync
+eq_sync = _coll.eq_sync
+ballot_sync = _coll.ballot_sync
+match_any_sync = _coll.match_any_sync
+match_all_sync = _coll.match_all_sync
+activemask = _coll.activemask
+lanemask_lt = _coll.lanemask_lt
+
+
+def threadfence():
+    """Memory fence (a no-op: simulated threads see each other's writes at once)."""
+
+
+def threadfence_block():
+    """Memory fence at block scope (a no-op in the simulator)."""
+
+
+def threadfence_system():
+    """Memory fence at system scope (a no-op in the simulator)."""
+
+
+def nanosleep(ns):
+    """Suspend the thread for about ``ns`` nanoseconds (does not sleep in the simulator)."""
+    if ns < 0:
+        raise ValueError(f"nanosleep needs a non-negative duration, got {ns!r}")
+
+
+popc = _bitops.popc
+clz = _bitops.clz
+ffs = _bitops.ffs
+brev = _bitops.brev
+fma = _bitops.fma
+cbrt = _bitops.cbrt
+selp = _bitops.selp
+
+
+# ---- cooperative groups ---------------------------------------------------------------
+class GridGroup:
+    """``cuda.cg.this_grid()``: ``sync()`` waits for every thread of the grid."""
+
+    __slots__ = ()
+
+    def sync(self):
+        return _coll.grid_sync()
+
+    def __repr__(self):
+        return "<numba.cuda.cg grid group (simulator)>"
+
+
+_GRID_GROUP = GridGroup()
+
+
+def this_grid():
+    """The group of all threads of the launch."""
+    return _GRID_GROUP
+
+
+cg = _namespace("cg", "Cooperative groups.", this_grid=this_grid, GridGroup=GridGroup)
+
+
+# ---- half precision ----------------------------------------------------------------------
+def _h(fn):
+    return lambda *args: np.float16(fn(*[np.float16(a) for a in args]))
+
+
+def _hcmp(fn):
+    return lambda a, b: bool(fn(np.float16(a), np.float16(b)))
+
+
+fp16 = _namespace(
+    "fp16",
+    "Half-precision arithmetic.",
+    hadd=_h(operator.add), hsub=_h(operator.sub), hmul=_h(operator.mul),
+    hdiv=_h(operator.truediv), hneg=_h(operator.neg), habs=_h(abs),
+    hfma=lambda a, b, c: np.float16(np.float32(a) * np.float32(b) + np.float32(c)),
+    hsqrt=_h(np.sqrt), hrsqrt=_h(lambda x: 1 / np.sqrt(np.float32(x))),
+    hrcp=_h(lambda x: 1 / np.float32(x)), hexp=_h(np.exp), hexp2=_h(np.exp2),
+    hexp10=_h(lambda x: np.power(np.float32(10), np.float32(x))),
+    hlog=_h(np.log), hlog2=_h(np.log2), hlog10=_h(np.log10), hsin=_h(np.sin), hcos=_h(np.cos),
+    hceil=_h(np.ceil), hfloor=_h(np.floor), htrunc=_h(np.trunc), hrint=_h(np.rint),
+    hmax=_h(lambda a, b: a if a >= b or np.isnan(b) else b),
+    hmin=_h(lambda a, b: a if a <= b or np.isnan(b) else b),
+    heq=_hcmp(operator.eq), hne=_hcmp(operator.ne), hge=_hcmp(operator.ge),
+    hgt=_hcmp(operator.gt), hle=_hcmp(operator.le), hlt=_hcmp(operator.lt),
+)
+

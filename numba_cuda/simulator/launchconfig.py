@@ -1,0 +1,68 @@
+"""Validation of ``kernel[griddim, blockdim, stream, dynamic_shared_bytes]``.
+
+The limits are those of the simulated device (:mod:`.devices`), which are the
+limits of every current NVIDIA GPU.
+"""
+
+import numbers
+
+from ..errors import LaunchConfigError
+
+MAX_THREADS_PER_BLOCK = 1024
+MAX_BLOCK_DIM = (1024, 1024, 64)
+MAX_GRID_DIM = (2**31 - 1, 65535, 65535)
+MAX_SHARED_MEMORY_PER_BLOCK = 48 * 1024
+
+
+def _dims(value, what):
+    if isinstance(value, numbers.Integral):
+        dims = (value,)
+    elif hasattr(value, "x") and hasattr(value, "y") and hasattr(value, "z"):
+        dims = (value.x, value.y, value.z)
+    else:
+        try:
+            dims = tuple(value)
+        except TypeError:
+            raise LaunchConfigError(
+                f"{what} must be an int or a tuple of 1 to 3 ints, got {value!r}"
+            ) from None
+    if not 1 <= len(dims) <= 3:
+        raise LaunchConfigError(f"{what} must have 1 to 3 dimensions, got {len(dims)}: {value!r}")
+    for axis, d in zip("xyz", dims):
+        if not isinstance(d, numbers.Integral) or isinstance(d, bool):
+            raise LaunchConfigError(f"{what}.{axis} must be an int, got {d!r}")
+        if d < 1:
+            raise LaunchConfigError(
+                f"{what}.{axis} must be at least 1, got {int(d)} (a launch needs at least one "
+                f"block of at least one thread)"
+            )
+    dims = tuple(int(d) for d in dims)
+    return dims + (1,) * (3 - len(dims))
+
+
+def normalize(griddim, blockdim, sharedmem=0):
+    """Return ``(griddim, blockdim)`` as 3-tuples, or raise :class:`LaunchConfigError`."""
+    grid = _dims(griddim, "griddim")
+    block = _dims(blockdim, "blockdim")
+    for axis, d, limit in zip("xyz", grid, MAX_GRID_DIM):
+        if d > limit:
+            raise LaunchConfigError(f"griddim.{axis} = {d} exceeds the device limit of {limit}")
+    for axis, d, limit in zip("xyz", block, MAX_BLOCK_DIM):
+        if d > limit:
+            raise LaunchConfigError(f"blockdim.{axis} = {d} exceeds the device limit of {limit}")
+    threads = block[0] * block[1] * block[2]
+    if threads > MAX_THREADS_PER_BLOCK:
+        raise LaunchConfigError(
+            f"blockdim {block} has {threads} threads per block, more than the device limit of "
+            f"{MAX_THREADS_PER_BLOCK} (MAX_THREADS_PER_BLOCK)"
+        )
+    if not isinstance(sharedmem, numbers.Integral) or sharedmem < 0:
+        raise LaunchConfigError(
+            f"dynamic shared memory must be a non-negative number of bytes, got {sharedmem!r}"
+        )
+    if sharedmem > MAX_SHARED_MEMORY_PER_BLOCK:
+        raise LaunchConfigError(
+            f"dynamic shared memory of {int(sharedmem)} bytes exceeds the device limit of "
+            f"{MAX_SHARED_MEMORY_PER_BLOCK} bytes per block (MAX_SHARED_MEMORY_PER_BLOCK)"
+        )
+    return grid, block

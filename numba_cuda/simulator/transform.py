@@ -1,0 +1,473 @@
+"""Source rewriting of kernels and device functions for the simulator.
+
+A ``@cuda.jit`` function is parsed from its source and rewritten once, at
+its first launch (globals are resolved then, as Numba freezes them at compile
+time):
+
+* ``cuda.threadIdx.x`` & co. and ``cuda.laneid`` become local variables read
+  from the thread context once, at function entry; ``cuda.grid(n)`` and
+  ``cuda.gridsize(n)`` with a literal ``n`` become inline arithmetic.
+* Barriers and warp collectives become ``(yield request)``: the function
+  turns into a generator, one per simulated thread, and the block scheduler
+  resumes the threads when they may pass.  A call of a device function that
+  (transitively) meets other threads becomes ``(yield from ...)``.
+* ``cuda.shared.array`` gets a call-site id, so all threads of a block get
+  the same array; module attribute chains (``cuda.atomic.add``, ``np.float32``)
+  are looked up once and bound to names.
+* Stores into array elements run in ``try`` blocks that truncate integers on
+  ``OverflowError`` as the GPU does; numpy/Numba integer constructors wrap;
+  ``math`` functions keep float32 and give NaN/inf instead of raising.
+
+With ``yields=False`` barriers stay calls into :mod:`.collectives` (for the
+OS-thread mode).  :class:`TransformError` means the source could not be
+rewritten (no source, a lambda); the caller then runs the original function
+in OS-thread mode.
+"""
+
+import ast
+import builtins
+import inspect
+import itertools
+import sys
+import textwrap
+import types as pytypes
+
+import numpy as np
+
+from . import collectives as coll
+from . import fixedwidth
+from . import kernelapi as kapi
+from . import kernelmemory as mem
+from .mathfuncs import KERNEL_VERSIONS as MATH_VERSIONS
+
+_UNRESOLVED = object()
+_ids = itertools.count()
+
+CTX = "_sim_ctx"
+
+
+class TransformError(Exception):
+    """The function cannot be rewritten; the OS-thread mode runs it as written."""
+
+
+class DeviceRecursion(Exception):
+    """A device function is reached again while it is being rewritten."""
+
+
+class Transformed:
+    """A rewritten function: ``fn(ctx, *args)``; a generator function when ``is_generator``."""
+
+    __slots__ = ("fn", "is_generator", "uses_grid_sync", "needs_threads", "source")
+
+    def __init__(self, fn, is_generator, uses_grid_sync, needs_threads, source):
+        self.fn = fn
+        self.is_generator = is_generator
+        self.uses_grid_sync = uses_grid_sync
+        self.needs_threads = needs_threads
+        self.source = source
+
+
+# ---- mapping the real target's stub objects onto the simulator's ---------------------
+_STUB_MAP = None
+
+
+def _stub_map():
+    global _STUB_MAP
+    if _STUB_MAP is None:
+        mapping = {}
+        try:
+            from ..lang import stubs
+        except Exception:  # noqa: BLE001 - the simulator works without the real stubs
+            stubs = None
+        if stubs is not None:
+            for name, obj in vars(stubs).items():
+                sim = getattr(kapi, name, None)
+                if sim is None or name.startswith("_"):
+                    continue
+                if isinstance(obj, pytypes.ModuleType) and obj.__name__.startswith("numba.cuda."):
+                    mapping[id(obj)] = sim
+                    for member, member_obj in vars(obj).items():
+                        sim_member = getattr(sim, member, None)
+                        if sim_member is not None and not member.startswith("_"):
+                            mapping[id(member_obj)] = sim_member
+                elif isinstance(obj, stubs.Stub):
+                    mapping[id(obj)] = sim
+        _STUB_MAP = mapping
+    return _STUB_MAP
+
+
+def canonical(obj):
+    """The simulator object standing for ``obj`` (a stub of the real target maps to its twin)."""
+    return _stub_map().get(id(obj), obj)
+
+
+_COLLECTIVES = {id(f): (f, b) for f, b in coll.REQUEST_BUILDERS.items()}
+_NUMPY_INT_TYPES = frozenset(
+    t for t in set(np.sctypeDict.values()) if isinstance(t, type) and issubclass(t, np.integer)
+)
+
+
+def _numba_scalar_as_numpy(obj):
+    """The numpy scalar type of a Numba integer/float type object, else None."""
+    if not type(obj).__module__.startswith("numba"):
+        return None
+    try:
+        from numba.core import types as nbtypes
+        from numba.np.numpy_support import as_dtype
+    except Exception:  # noqa: BLE001
+        return None
+    if isinstance(obj, (nbtypes.Integer, nbtypes.Float, nbtypes.Boolean)):
+        return as_dtype(obj).type
+    return None
+
+
+# ---- the resolver ---------------------------------------------------------------------------
+class _Resolver:
+    def __init__(self, pyfunc, fdef):
+        self.globals = pyfunc.__globals__
+        code = pyfunc.__code__
+        self.cells = dict(zip(code.co_freevars, pyfunc.__closure__ or ()))
+        local = set()
+        for node in ast.walk(fdef):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                local.add(node.id)
+            elif isinstance(node, ast.arg):
+                local.add(node.arg)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node is not fdef:
+                local.add(node.name)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                for alias in node.names:
+                    local.add((alias.asname or alias.name).split(".")[0])
+        self.local = local
+
+    def resolve(self, node):
+        if isinstance(node, ast.Name):
+            name = node.id
+            if name in self.local:
+                return _UNRESOLVED
+            cell = self.cells.get(name)
+            if cell is not None:
+                try:
+                    return cell.cell_contents
+                except ValueError:
+                    return _UNRESOLVED
+            if name in self.globals:
+                return self.globals[name]
+            return getattr(builtins, name, _UNRESOLVED)
+        if isinstance(node, ast.Attribute):
+            base = self.resolve(node.value)
+            if base is _UNRESOLVED or not isinstance(base, (pytypes.ModuleType, type)):
+                return _UNRESOLVED
+            try:
+                return getattr(base, node.attr)
+            except Exception:  # noqa: BLE001 - anything may happen in a lazy module
+                return _UNRESOLVED
+        return _UNRESOLVED
+
+
+def _name(id_, ctx=None):
+    return ast.Name(id=id_, ctx=ctx or ast.Load())
+
+
+def _has_slice(node):
+    return any(isinstance(n, ast.Slice) for n in ast.walk(node))
+
+
+class _Rewriter(ast.NodeTransformer):
+    def __init__(self, resolver, yields, as_device):
+        self.r = resolver
+        self.yields = yields
+        self.as_device = as_device
+        self.bindings = {}
+        self._bound = {}
+        self.fields = []
+        self.is_generator = False
+        self.needs_threads = False
+        self.uses_grid_sync = False
+        self.depth = 0
+        self.grid_groups = set()
+
+    # -- helpers
+    def bind(self, obj):
+        key = id(obj)
+        name = self._bound.get(key)
+        if name is None:
+            name = f"_sim_b{next(_ids)}"
+            self._bound[key] = name
+            self.bindings[name] = obj
+        return _name(name)
+
+    def field(self, name):
+        if name not in self.fields:
+            self.fields.append(name)
+        return _name(f"_sim_{name}")
+
+    def resolve(self, node):
+        obj = self.r.resolve(node)
+        return obj if obj is _UNRESOLVED else canonical(obj)
+
+    def _yield(self, call, yield_from=False):
+        if self.yields and self.depth == 0:
+            self.is_generator = True
+            return ast.YieldFrom(value=call) if yield_from else ast.Yield(value=call)
+        if self.yields:
+            self.needs_threads = True
+        return None
+
+    # -- scopes where a yield would not belong to the kernel
+    def _nested(self, node):
+        self.depth += 1
+        try:
+            return self.generic_visit(node)
+        finally:
+            self.depth -= 1
+
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = _nested
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _nested
+
+    # -- names and attributes
+    def visit_Name(self, node):
+        if isinstance(node.ctx, ast.Load):
+            obj = self.resolve(node)
+            if obj is kapi.laneid:
+                return self.field("lane")
+        return node
+
+    def visit_Attribute(self, node):
+        if not isinstance(node.ctx, ast.Load):
+            return self.generic_visit(node)
+        if node.attr in ("x", "y", "z"):
+            base = self.resolve(node.value)
+            fields = kapi.DIM3_FIELDS.get(id(base))
+            if fields is not None:
+                return self.field(fields["xyz".index(node.attr)])
+        obj = self.resolve(node)
+        if obj is _UNRESOLVED:
+            return self.generic_visit(node)
+        if obj is kapi.laneid:
+            return self.field("lane")
+        return self.bind(obj)
+
+    # -- calls
+    def visit_Call(self, node):
+        func = node.func
+        obj = self.resolve(func)
+        if obj is kapi.grid or obj is kapi.gridsize:
+            inline = self._grid(obj, node)
+            if inline is not None:
+                return inline
+        if isinstance(func, ast.Attribute) and func.attr == "sync" and not node.args:
+            target = func.value
+            is_group = (isinstance(target, ast.Name) and target.id in self.grid_groups) or (
+                isinstance(target, ast.Call) and self.resolve(target.func) is kapi.this_grid
+            )
+            if is_group:
+                self.uses_grid_sync = True
+                call = ast.Call(func=self.bind(coll.request_grid_sync), args=[], keywords=[])
+                return self._yield(call) or ast.Call(func=self.bind(coll.grid_sync), args=[], keywords=[])
+        if obj is _UNRESOLVED:
+            return self.generic_visit(node)
+        self.generic_visit(node)  # rewrite the arguments (and func, overwritten below as needed)
+        args, keywords = node.args, node.keywords
+        hit = _COLLECTIVES.get(id(obj))
+        if hit is not None:
+            dynamic, builder = hit
+            if dynamic is coll.activemask:
+                args, keywords = [ast.Constant(value=next(_ids))], []
+                dynamic = coll.request_activemask  # the dynamic form needs the site too
+            if dynamic is coll.grid_sync:
+                self.uses_grid_sync = True
+            call = ast.Call(func=self.bind(builder), args=args, keywords=keywords)
+            made = self._yield(call)
+            if made is not None:
+                return made
+            if builder is coll.request_activemask:
+                return ast.Call(func=self.bind(coll.meet), args=[call], keywords=[])
+            return ast.Call(func=self.bind(obj), args=args, keywords=keywords)
+        if obj is mem.shared_array:
+            site = ast.Constant(value=next(_ids))
+            return ast.Call(func=self.bind(mem.shared_array_at),
+                            args=[_name(CTX), site] + args, keywords=keywords)
+        if obj is kapi.lanemask_lt:
+            return ast.Call(func=self.bind(coll.lanemask_of), args=[self.field("lane")], keywords=[])
+        device = self.as_device(obj)
+        if device is not None:
+            try:
+                variant = device.sim_variant(self.yields)
+            except DeviceRecursion:
+                return node  # the dynamic path runs it (recursion cannot meet other threads)
+            if variant.uses_grid_sync:
+                self.uses_grid_sync = True
+            call = ast.Call(func=self.bind(variant.fn), args=[_name(CTX)] + args, keywords=keywords)
+            if variant.is_generator:
+                made = self._yield(call, yield_from=True)
+                return made if made is not None else node
+            if variant.needs_threads:
+                self.needs_threads = True
+            return call
+        if isinstance(obj, type) and obj in _NUMPY_INT_TYPES:
+            return ast.Call(func=self.bind(fixedwidth.make_int_caster(obj)), args=args, keywords=keywords)
+        nptype = _numba_scalar_as_numpy(obj)
+        if nptype is not None:
+            if issubclass(nptype, np.integer):
+                nptype = fixedwidth.make_int_caster(nptype)
+            return ast.Call(func=self.bind(nptype), args=args, keywords=keywords)
+        math_version = MATH_VERSIONS.get(id(obj))
+        if math_version is not None:
+            return ast.Call(func=self.bind(math_version), args=args, keywords=keywords)
+        return node
+
+    def _grid(self, obj, node):
+        if len(node.args) != 1 or node.keywords:
+            return None
+        arg = node.args[0]
+        if not isinstance(arg, ast.Constant) or arg.value not in (1, 2, 3):
+            return None
+        parts = []
+        for axis in "xyz"[: arg.value]:
+            if obj is kapi.grid:
+                parts.append(ast.BinOp(
+                    left=ast.BinOp(left=self.field("b" + axis), op=ast.Mult(),
+                                   right=self.field("bd" + axis)),
+                    op=ast.Add(), right=self.field("t" + axis)))
+            else:
+                parts.append(ast.BinOp(left=self.field("bd" + axis), op=ast.Mult(),
+                                       right=self.field("gd" + axis)))
+        return parts[0] if len(parts) == 1 else ast.Tuple(elts=parts, ctx=ast.Load())
+
+    # -- stores into array elements
+    def visit_Assign(self, node):
+        self.generic_visit(node)
+        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript):
+            target = node.targets[0]
+            if not _has_slice(target.slice):
+                return self._guarded(node, target, node.value, None)
+        return node
+
+    def visit_AugAssign(self, node):
+        self.generic_visit(node)
+        if isinstance(node.target, ast.Subscript) and not _has_slice(node.target.slice):
+            return self._guarded(node, node.target, node.value, type(node.op).__name__)
+        return node
+
+    def _guarded(self, node, target, value, opname):
+        tmp = f"_sim_v{self.depth}"
+        first = ast.Assign(targets=[_name(tmp, ast.Store())], value=value)
+        if opname is None:
+            store = ast.Assign(targets=[target], value=_name(tmp))
+            fix = ast.Call(func=self.bind(fixedwidth.store),
+                           args=[target.value, target.slice, _name(tmp)], keywords=[])
+        else:
+            store = ast.AugAssign(target=target, op=node.op, value=_name(tmp))
+            fix = ast.Call(func=self.bind(fixedwidth.aug_store),
+                           args=[target.value, target.slice, ast.Constant(value=opname), _name(tmp)],
+                           keywords=[])
+        guarded = ast.Try(
+            body=[store],
+            handlers=[ast.ExceptHandler(type=_name("OverflowError"), name=None,
+                                        body=[ast.Expr(value=fix)])],
+            orelse=[], finalbody=[],
+        )
+        for new in (first, store, guarded):
+            ast.copy_location(new, node)
+        return [first, guarded]
+
+
+def _find_grid_groups(fdef, resolver):
+    names = set()
+    for node in ast.walk(fdef):
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Call)):
+            obj = resolver.resolve(node.value.func)
+            if obj is not _UNRESOLVED and canonical(obj) is kapi.this_grid:
+                names.add(node.targets[0].id)
+    return names
+
+
+def _parse(pyfunc):
+    try:
+        source = inspect.getsource(pyfunc)
+    except (OSError, TypeError) as exc:
+        raise TransformError(f"the source of {pyfunc.__qualname__} is not available ({exc})") from None
+    source = textwrap.dedent(source)
+    try:
+        tree = ast.parse(source)
+    except SyntaxError as exc:
+        raise TransformError(f"the source of {pyfunc.__qualname__} does not parse alone ({exc})") from None
+    if not tree.body or not isinstance(tree.body[0], ast.FunctionDef) \
+            or tree.body[0].name != pyfunc.__name__:
+        raise TransformError(f"{pyfunc.__qualname__} is not defined by a def statement")
+    fdef = tree.body[0]
+    for node in ast.walk(fdef):
+        if isinstance(node, (ast.Yield, ast.YieldFrom, ast.Await)):
+            raise TransformError(f"{pyfunc.__qualname__} is a generator or coroutine")
+    return source, fdef
+
+
+def transform(pyfunc, yields, as_device):
+    """Rewrite ``pyfunc``; see the module docstring.  ``as_device(obj)`` returns the
+    simulator device function that ``obj`` is (or None)."""
+    source, fdef = _parse(pyfunc)
+    resolver = _Resolver(pyfunc, fdef)
+    rewriter = _Rewriter(resolver, yields, as_device)
+    rewriter.grid_groups = _find_grid_groups(fdef, resolver)
+    new_body = []
+    for stmt in fdef.body:
+        out = rewriter.visit(stmt)
+        if isinstance(out, list):
+            new_body.extend(out)
+        elif out is not None:
+            new_body.append(out)
+    prologue = [
+        ast.Assign(targets=[_name(f"_sim_{f}", ast.Store())],
+                   value=ast.Attribute(value=_name(CTX), attr=f, ctx=ast.Load()))
+        for f in rewriter.fields
+    ]
+    for stmt in prologue:
+        ast.copy_location(stmt, fdef.body[0])
+    internal_name = f"_sim_fn{next(_ids)}_{fdef.name}"
+    fdef.name = internal_name
+    fdef.decorator_list = []
+    fdef.body = prologue + new_body
+    ctx_arg = ast.arg(arg=CTX)
+    if fdef.args.posonlyargs:
+        fdef.args.posonlyargs.insert(0, ctx_arg)
+    else:
+        fdef.args.args.insert(0, ctx_arg)
+
+    code = pyfunc.__code__
+    freevars = code.co_freevars
+    if freevars:
+        factory = ast.FunctionDef(
+            name="_sim_factory",
+            args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=v) for v in freevars],
+                               kwonlyargs=[], kw_defaults=[], defaults=[]),
+            body=[fdef, ast.Return(value=_name(internal_name))],
+            decorator_list=[], returns=None,
+            **({"type_params": []} if sys.version_info >= (3, 12) else {}),
+        )
+        ast.copy_location(factory, fdef)
+        module = ast.Module(body=[factory], type_ignores=[])
+    else:
+        module = ast.Module(body=[fdef], type_ignores=[])
+    ast.fix_missing_locations(module)
+    ast.increment_lineno(module, code.co_firstlineno - 1)
+    compiled = compile(module, code.co_filename, "exec")
+
+    namespace = dict(pyfunc.__globals__)
+    namespace.update(rewriter.bindings)
+    exec(compiled, namespace)  # noqa: S102 - the user's own kernel, rewritten
+    if freevars:
+        inner = namespace["_sim_factory"](*([None] * len(freevars)))
+        cells = dict(zip(freevars, pyfunc.__closure__))
+        closure = tuple(cells[name] for name in inner.__code__.co_freevars)
+        fn = pytypes.FunctionType(inner.__code__, namespace, internal_name, None, closure)
+    else:
+        fn = namespace.pop(internal_name)
+    fn.__defaults__ = pyfunc.__defaults__
+    fn.__kwdefaults__ = pyfunc.__kwdefaults__
+    fn.__qualname__ = pyfunc.__qualname__
+    fn.__name__ = pyfunc.__name__
+    fn.__doc__ = pyfunc.__doc__
+    return Transformed(fn, rewriter.is_generator, rewriter.uses_grid_sync,
+                       rewriter.needs_threads, source)
