@@ -71,7 +71,12 @@ class CompiledKernel:
         library = targetctx.codegen().create_library(f"{fndesc.qualname}.kernel",
                                                      nvvm_options=options.nvvm_options())
         library.add_linking_library(cres.library)
-        targetctx.make_kernel(library, fndesc, self.entry_name)
+        debug_location = None
+        if options.debug or options.lineinfo:
+            code = cres.type_annotation.func_id.func.__code__
+            debug_location = (code.co_filename, code.co_firstlineno, not options.debug)
+        targetctx.make_kernel(library, fndesc, self.entry_name, options.max_registers,
+                              debug_location)
         library.finalize()
         self.library = library
         self._images = {}

@@ -39,10 +39,13 @@ def add_ir_version(module):
     module.add_named_metadata("nvvmir.version").add(node)
 
 
-def mark_kernel(module, function):
-    """Mark ``function`` as a kernel entry point (``!nvvm.annotations`` ``!"kernel"``)."""
-    node = module.add_metadata([function, "kernel", ir.IntType(32)(1)])
-    module.add_named_metadata("nvvm.annotations").add(node)
+def mark_kernel(module, function, max_registers=None):
+    """Mark ``function`` as a kernel entry point (``!nvvm.annotations`` ``!"kernel"``), with a
+    ``!"maxnreg"`` annotation (PTX ``.maxnreg``) when ``max_registers`` is given."""
+    annotations = module.add_named_metadata("nvvm.annotations")
+    annotations.add(module.add_metadata([function, "kernel", ir.IntType(32)(1)]))
+    if max_registers:
+        annotations.add(module.add_metadata([function, "maxnreg", ir.IntType(32)(int(max_registers))]))
 
 
 def empty_module_text():
@@ -74,7 +77,9 @@ def _filter_attr_words(text):
 
 
 def downgrade_for_llvm7(text):
-    """Strip attributes the LLVM-7-era NVVM reader does not know from IR text."""
+    """Strip attributes the LLVM-7-era NVVM reader does not know from IR text; line-tables-only
+    debug info is spelled ``LineTablesOnly`` (``DebugDirectivesOnly`` is LLVM 8+)."""
+    text = text.replace("emissionKind: DebugDirectivesOnly", "emissionKind: LineTablesOnly")
     if not any(attr in text for attr in _POST_LLVM7_ATTRIBUTES):
         return text
     out = []

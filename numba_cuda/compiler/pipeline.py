@@ -39,8 +39,8 @@ class CompileOptions:
             opts += ["-ftz=1", "-prec-div=0", "-prec-sqrt=0", "-fma=1"]
         if self.debug:
             opts.append("-g")
-        if self.max_registers:
-            opts.append(f"-maxreg={int(self.max_registers)}")
+        elif self.lineinfo:
+            opts.append("-generate-line-info")
         return tuple(opts)
 
     @classmethod
@@ -153,10 +153,14 @@ class CUDACompiler(CompilerBase):
 
 def make_flags(options):
     flags = CUDAFlags()
-    user = {"fastmath": options.fastmath, "debug": options.debug}
+    user = {"fastmath": options.fastmath, "debug": options.debug or options.lineinfo}
     if options.inline:
         user["forceinline"] = True
     CUDATargetOptions.parse_as_flags(flags, user)
+    if options.lineinfo and not options.debug:
+        # line tables only: debug locations without variable/type descriptions
+        flags.dbg_directives_only = True
+        flags.error_model = "numpy"
     return flags
 
 

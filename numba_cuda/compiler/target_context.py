@@ -14,7 +14,7 @@ from functools import cached_property
 
 from llvmlite import ir
 
-from numba.core import itanium_mangler, types
+from numba.core import errors, itanium_mangler, types
 from numba.core.base import BaseContext
 from numba.core.callconv import MinimalCallConv
 
@@ -49,6 +49,12 @@ class CUDATargetContext(BaseContext):
 
         for module in family_modules():
             self.install_registry(module.lowering_registry)
+
+    @property
+    def DIBuilder(self):
+        from numba.core import debuginfo
+
+        return debuginfo.DIBuilder
 
     @property
     def enable_boundscheck(self):
@@ -103,25 +109,69 @@ class CUDATargetContext(BaseContext):
             gv.initializer = ir.Constant(gv.type.pointee, None)
         return gv
 
+    def make_constant_array(self, builder, typ, ary):
+        """Global NumPy arrays used in kernels: delegated to the memory family's
+        ``make_constant_array(context, builder, typ, ary)`` (the first family defining it)."""
+        from .typing_context import family_modules
+
+        for module in family_modules():
+            hook = getattr(module, "make_constant_array", None)
+            if hook is not None:
+                return hook(self, builder, typ, ary)
+        raise errors.UnsupportedError(
+            "global arrays cannot be used in CUDA kernels yet (no kernel-language family places "
+            "them in constant memory); pass the array as a kernel argument"
+        )
+
+    # Containers that need memory allocation (NRT) do not exist on the device.
+    def _no_allocation(self, what):
+        raise errors.LoweringError(
+            f"{what} are not supported in CUDA kernels (they need dynamic memory allocation); use "
+            "tuples, cuda.local.array or arrays passed as arguments"
+        )
+
+    def build_list(self, builder, list_type, items):
+        self._no_allocation("lists")
+
+    def build_set(self, builder, set_type, items):
+        self._no_allocation("sets")
+
+    def build_map(self, builder, dict_type, item_types, items):
+        self._no_allocation("dicts")
+
     def get_executable(self, library, fndesc, env):
         raise NotImplementedError("CUDA functions are not executable on the host")
 
     # ---- kernels and ABI wrappers -----------------------------------------------------
-    def make_kernel(self, library, fndesc, entry_name):
+    def make_kernel(self, library, fndesc, entry_name, max_registers=None, debug_location=None):
         """Add a module to ``library`` with the kernel ``entry_name`` wrapping the device function
-        ``fndesc``.  Returns the flattened LLVM argument types."""
+        ``fndesc``.  Returns the flattened LLVM argument types.
+
+        ``debug_location=(filename, line, directives_only)`` gives the wrapper debug info, so that
+        line information of the inlined function survives optimisation."""
         argtypes = fndesc.argtypes
         packer = self.get_arg_packer(argtypes)
         ll_args = list(packer.argument_types)
         module = self.create_module(f"{entry_name}.kernel")
         wrapper = ir.Function(module, ir.FunctionType(ir.VoidType(), ll_args), entry_name)
         builder = ir.IRBuilder(wrapper.append_basic_block("entry"))
+        dibuilder = None
+        if debug_location is not None:
+            from numba.core import debuginfo
+
+            filename, line, directives_only = debug_location
+            dibuilder = debuginfo.DIBuilder(module=module, filepath=filename, cgctx=self,
+                                            directives_only=directives_only)
+            dibuilder.mark_subprogram(wrapper, fndesc.qualname, fndesc.args, argtypes, line)
+            dibuilder.mark_location(builder, line)
         callee_ty = self.call_conv.get_function_type(fndesc.restype, argtypes)
         callee = ir.Function(module, callee_ty, fndesc.llvm_func_name)
         values = packer.from_arguments(builder, wrapper.args)
         self.call_conv.call_function(builder, callee, fndesc.restype, argtypes, values)
         builder.ret_void()
-        nvvmir.mark_kernel(module, wrapper)
+        if dibuilder is not None:
+            dibuilder.finalize()
+        nvvmir.mark_kernel(module, wrapper, max_registers)
         library.add_ir_module(module)
         library.kernel_names.add(entry_name)
         return ll_args
