@@ -28,6 +28,10 @@ def _env_flag(name, default="0"):
 USE_SIMULATOR = _env_flag("NUMBA_ENABLE_CUDASIM")
 if USE_SIMULATOR:
     implementation = "numba-cuda (simulator)"
+    # numba.cuda.cudadrv.* resolve to the simulator's modules (cheap: no imports).
+    from .simulator import install_module_replacements as _install_sim_modules
+
+    _install_sim_modules()
 
 
 def _export_table():

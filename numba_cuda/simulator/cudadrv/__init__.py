@@ -1,0 +1,1 @@
+"""``numba.cuda.cudadrv`` under the simulator: the compatibility modules existing code imports."""

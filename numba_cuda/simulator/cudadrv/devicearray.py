@@ -1,0 +1,35 @@
+"""``numba.cuda.cudadrv.devicearray`` under the simulator."""
+
+from ..devicearray import (  # noqa: F401
+    DeviceNDArray,
+    DeviceRecord,
+    ManagedNDArray,
+    MappedNDArray,
+    auto_device,
+    device_array,
+    device_array_like,
+    from_cuda_array_interface,
+    is_cuda_array,
+    mapped_array,
+    pinned_array,
+    to_device,
+)
+
+DeviceNDArrayBase = DeviceNDArray
+
+
+def is_cuda_ndarray(obj):
+    """True for objects that are simulated device arrays."""
+    return getattr(obj, "__cuda_memory__", False) is True
+
+
+def verify_cuda_ndarray_interface(obj):
+    """Raise ``AttributeError`` unless ``obj`` has the attributes of a device array."""
+    for attr in ("shape", "strides", "dtype", "size"):
+        if not hasattr(obj, attr):
+            raise AttributeError(f"device array lacks the attribute {attr!r}")
+
+
+def require_cuda_ndarray(obj):
+    if not is_cuda_ndarray(obj):
+        raise ValueError("require a cuda ndarray object")
