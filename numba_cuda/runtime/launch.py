@@ -127,12 +127,40 @@ def _arch_for(ptx, device):
     return device_arch
 
 
+def _linker_version():
+    """(major, minor) of the toolkit's nvJitLink, or None when it is missing."""
+    from numba_cuda.errors import ToolkitError
+    from numba_cuda.linking import nvjitlink_version
+
+    try:
+        return tuple(nvjitlink_version())
+    except ToolkitError:
+        return None
+
+
+def link_cubin(ptx, arch, link_files=(), max_registers=None, lineinfo=False, debug=False,
+               name="kernel"):
+    """The kernel's PTX plus its link files, linked by nvJitLink into a cubin for ``arch``."""
+    from numba_cuda.linking import Linker
+
+    class _ArchLinker(Linker):
+        # arch-specific targets (sm_90a) are kept as they are
+        arch = property(lambda self: arch)
+
+    digits = arch[3:].rstrip("af")
+    cc = (int(digits[:-1]), int(digits[-1]))
+    linker = _ArchLinker(cc, max_registers=max_registers, debug=debug, lineinfo=lineinfo)
+    linker.add_ptx(ptx, f"{name}.ptx")
+    for item in link_files:
+        linker.add(item)
+    return linker.link()
+
+
 class LoadedKernel:
     """A kernel loaded in one context, with its packer and attributes."""
 
     def __init__(self, compiled, context):
         from numba_cuda.runtime.argpack import ArgPacker
-        from numba_cuda.runtime.linking import link_to_cubin, nvjitlink_version
         from numba_cuda.runtime.ptx_compat import plan_ptx_load, ptx_isa_version
 
         drv = cudriver.driver()
@@ -148,7 +176,7 @@ class LoadedKernel:
         debug = bool(getattr(compiled, "debug", False))
         device = context.device
 
-        linker = nvjitlink_version()
+        linker = _linker_version()
         driver_version = driver_cuda_version()
         usable_linker = linker if (linker is not None and linker[0] <= driver_version[0]) else None
         plan = plan_ptx_load(ptx_isa_version(ptx), driver_version, usable_linker)
@@ -162,8 +190,8 @@ class LoadedKernel:
                 f'pip install "numba-cuda[cu{driver_version[0]}]"')
         with context.active():
             if plan == "cubin":
-                image = link_to_cubin(ptx, _arch_for(ptx, device), link_files, max_registers,
-                                      lineinfo, debug, self.name)
+                image = link_cubin(ptx, _arch_for(ptx, device), link_files, max_registers,
+                                   lineinfo, debug, self.name)
                 res, module = drv.cuModuleLoadData(image)
             else:
                 _arch_for(ptx, device)

@@ -1,0 +1,39 @@
+"""Numba's ``cudadrv.devicearray``: device array classes and helpers."""
+
+import numpy as np
+
+from numba_cuda.runtime.devicearray import (  # noqa: F401
+    DeviceNDArray,
+    ManagedNDArray,
+    MappedNDArray,
+)
+from numba_cuda.runtime.interop import is_cuda_array
+
+DeviceNDArrayBase = DeviceNDArray
+
+
+def is_cuda_ndarray(obj):
+    """True for numba-cuda device arrays."""
+    return getattr(obj, "__cuda_ndarray__", False)
+
+
+def verify_cuda_ndarray_interface(obj):
+    if not is_cuda_ndarray(obj):
+        raise TypeError(f"{type(obj).__name__} is not a numba-cuda device array")
+
+
+def auto_device(obj, stream=0, copy=True, user_explicit=False):
+    """``(device_array, converted)``: ``obj`` itself when already on the device, else a copy."""
+    from numba_cuda.runtime import api
+
+    if isinstance(obj, DeviceNDArray):
+        return obj, False
+    if is_cuda_array(obj):
+        return api.as_cuda_array(obj), False
+    return api.to_device(np.asarray(obj) if not isinstance(obj, np.ndarray) else obj,
+                         stream=stream, copy=copy), True
+
+
+def from_array_like(ary, stream=0, gpu_data=None):
+    """An uninitialised device array with ``ary``'s shape, strides and dtype."""
+    return DeviceNDArray(ary.shape, ary.strides, ary.dtype, stream=stream, gpu_data=gpu_data)
