@@ -1,8 +1,227 @@
-"""``numba.cuda.random``: random number generation in kernels.
+"""``numba.cuda.random``: random numbers in kernels with xoroshiro128+, one state per thread.
 
-This module exists so that ``from numba.cuda import random`` and
-``import numba.cuda.random`` resolve.  The generator itself (xoroshiro128+
-states, ``create_xoroshiro128p_states``, ``xoroshiro128p_uniform_float32`` and
-friends) is not implemented yet: it is scheduled as separate work, and until
-then this module deliberately defines none of those names.
+Host side::
+
+    states = cuda.random.create_xoroshiro128p_states(n_threads, seed=1234)
+
+Device side (inside a ``@cuda.jit`` kernel, ``i`` the thread's state index)::
+
+    x = xoroshiro128p_uniform_float32(states, i)     # [0, 1)
+    z = xoroshiro128p_normal_float64(states, i)      # N(0, 1)
+
+The generator is xoroshiro128+ with the (55, 14, 36) shift/rotate constants of
+Blackman and Vigna's reference implementation.  Seeding: the 64-bit ``seed``
+drives a splitmix64 generator whose first two outputs are the first state;
+state ``k`` is that state advanced by ``subsequence_start + k`` jumps of 2**64
+steps (the jump polynomial), so every thread draws from its own
+non-overlapping subsequence of length 2**64, and a given (seed,
+subsequence_start) always gives the same states.  The states are computed on
+the host (a Numba-compiled CPU loop) and copied to the device.
+
+The device functions are plain Python on Numba integer types, compiled by the
+CUDA target as device functions, and run unchanged by the simulator
+(``NUMBA_ENABLE_CUDASIM=1``), where ``cuda.jit`` is the simulator's.
 """
+
+import math
+
+import numpy as np
+from numba import float32, float64, from_dtype, int64, njit, uint32, uint64
+
+import numba_cuda as _cuda
+
+#: The state of one generator: two 64-bit words.
+xoroshiro128p_dtype = np.dtype([("s0", np.uint64), ("s1", np.uint64)], align=True)
+#: The Numba type of one state (a record).
+xoroshiro128p_type = from_dtype(xoroshiro128p_dtype)
+
+# The jump polynomial: advancing by it equals 2**64 calls of next().
+_JUMP = (0xBEAC0467EBA5FACB, 0xD86B048B86AA9922)
+_TWO_POW_MINUS_53 = 1.0 / 9007199254740992.0
+_TWO_POW_MINUS_24 = 1.0 / 16777216.0
+_TWO_PI = 2.0 * math.pi
+
+
+# ---- device functions ---------------------------------------------------------------
+
+
+@_cuda.jit(device=True)
+def rotl(x, k):
+    """``x`` (uint64) rotated left by ``k`` (uint32, 0 < k < 64) bits."""
+    return (x << k) | (x >> (uint32(64) - k))
+
+
+@_cuda.jit(device=True)
+def xoroshiro128p_next(states, index):
+    """Advance generator ``index`` by one step; return the 64-bit output (uint64)."""
+    index = int64(index)
+    s0 = states[index]["s0"]
+    s1 = states[index]["s1"]
+    result = s0 + s1
+    s1 ^= s0
+    states[index]["s0"] = uint64(rotl(s0, uint32(55))) ^ s1 ^ (s1 << uint32(14))
+    states[index]["s1"] = uint64(rotl(s1, uint32(36)))
+    return result
+
+
+@_cuda.jit(device=True)
+def xoroshiro128p_jump(states, index):
+    """Advance generator ``index`` by 2**64 steps (what separates two threads' subsequences)."""
+    index = int64(index)
+    t0 = uint64(0)
+    t1 = uint64(0)
+    for word in (uint64(0xBEAC0467EBA5FACB), uint64(0xD86B048B86AA9922)):
+        for bit in range(64):
+            if word & (uint64(1) << uint32(bit)):
+                t0 ^= states[index]["s0"]
+                t1 ^= states[index]["s1"]
+            xoroshiro128p_next(states, index)
+    states[index]["s0"] = t0
+    states[index]["s1"] = t1
+
+
+@_cuda.jit(device=True)
+def xoroshiro128p_uniform_float64(states, index):
+    """A float64 uniformly distributed in [0, 1) (53 random bits)."""
+    x = xoroshiro128p_next(states, index)
+    return float64(x >> uint32(11)) * float64(_TWO_POW_MINUS_53)
+
+
+@_cuda.jit(device=True)
+def xoroshiro128p_uniform_float32(states, index):
+    """A float32 uniformly distributed in [0, 1) (24 random bits)."""
+    x = xoroshiro128p_next(states, index)
+    return float32(uint32(x >> uint32(40))) * float32(_TWO_POW_MINUS_24)
+
+
+@_cuda.jit(device=True)
+def xoroshiro128p_normal_float64(states, index):
+    """A float64 from the standard normal distribution (Box-Muller, two uniforms)."""
+    u1 = xoroshiro128p_uniform_float64(states, index)
+    u2 = xoroshiro128p_uniform_float64(states, index)
+    # 1 - u1 lies in (0, 1]: the logarithm is finite.
+    radius = math.sqrt(float64(-2.0) * math.log(float64(1.0) - u1))
+    return radius * math.cos(float64(_TWO_PI) * u2)
+
+
+@_cuda.jit(device=True)
+def xoroshiro128p_normal_float32(states, index):
+    """A float32 from the standard normal distribution (Box-Muller, two uniforms)."""
+    u1 = xoroshiro128p_uniform_float32(states, index)
+    u2 = xoroshiro128p_uniform_float32(states, index)
+    radius = math.sqrt(float32(-2.0) * math.log(float32(1.0) - u1))
+    return float32(radius * math.cos(float32(_TWO_PI) * u2))
+
+
+# ---- host: seeding ------------------------------------------------------------------
+
+_fill_states = None
+
+
+def _host_fill():
+    """The Numba-compiled (CPU) seeding loop, built on first use."""
+    global _fill_states
+    if _fill_states is not None:
+        return _fill_states
+
+    @njit(nogil=True)
+    def splitmix64(z):
+        z = z + uint64(0x9E3779B97F4A7C15)
+        r = z
+        r = (r ^ (r >> uint32(30))) * uint64(0xBF58476D1CE4E5B9)
+        r = (r ^ (r >> uint32(27))) * uint64(0x94D049BB133111EB)
+        return z, r ^ (r >> uint32(31))
+
+    @njit(nogil=True)
+    def step(s0, s1):
+        s1 ^= s0
+        r0 = ((s0 << uint32(55)) | (s0 >> uint32(9))) ^ s1 ^ (s1 << uint32(14))
+        r1 = (s1 << uint32(36)) | (s1 >> uint32(28))
+        return r0, r1
+
+    @njit(nogil=True)
+    def jump(s0, s1, j0, j1):
+        t0 = uint64(0)
+        t1 = uint64(0)
+        for word in (j0, j1):
+            for bit in range(64):
+                if word & (uint64(1) << uint32(bit)):
+                    t0 ^= s0
+                    t1 ^= s1
+                s0, s1 = step(s0, s1)
+        return t0, t1
+
+    @njit(nogil=True)
+    def fill(out_s0, out_s1, seed, start, j0, j1):
+        z, s0 = splitmix64(seed)
+        z, s1 = splitmix64(z)
+        for _ in range(start):
+            s0, s1 = jump(s0, s1, j0, j1)
+        for i in range(out_s0.shape[0]):
+            out_s0[i] = s0
+            out_s1[i] = s1
+            s0, s1 = jump(s0, s1, j0, j1)
+
+    _fill_states = fill
+    return fill
+
+
+def _as_uint64(value, what):
+    try:
+        value = int(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{what} must be an integer, not {type(value).__name__}") from None
+    return np.uint64(value & 0xFFFFFFFFFFFFFFFF)
+
+
+def init_xoroshiro128p_states_cpu(states, seed, subsequence_start=0):
+    """Fill the host (NumPy) array ``states`` of ``xoroshiro128p_dtype`` for ``seed``."""
+    states = np.asarray(states)
+    if states.dtype != xoroshiro128p_dtype or states.ndim != 1:
+        raise TypeError(
+            f"states must be a 1-d array of xoroshiro128p_dtype, not {states.ndim}-d {states.dtype}"
+        )
+    seed = _as_uint64(seed, "seed")
+    if int(subsequence_start) < 0:
+        raise ValueError(f"subsequence_start must be >= 0, not {subsequence_start}")
+    fill = _host_fill()
+    fill(states["s0"], states["s1"], seed, int(subsequence_start),
+         np.uint64(_JUMP[0]), np.uint64(_JUMP[1]))
+    return states
+
+
+def init_xoroshiro128p_states(states, seed, subsequence_start=0, stream=0):
+    """Initialise the device array ``states`` (of ``xoroshiro128p_dtype``) for ``seed``.
+
+    State ``k`` starts ``subsequence_start + k`` subsequences (of 2**64 draws) into
+    the stream of ``seed``.  The copy to the device is queued on ``stream``.
+    """
+    host = np.empty(states.shape[0], dtype=xoroshiro128p_dtype)
+    init_xoroshiro128p_states_cpu(host, seed, subsequence_start)
+    states.copy_to_device(host, stream=stream)
+
+
+def create_xoroshiro128p_states(n, seed, subsequence_start=0, stream=0):
+    """A new device array of ``n`` initialised xoroshiro128+ states (see
+    :func:`init_xoroshiro128p_states`)."""
+    n = int(n)
+    if n < 0:
+        raise ValueError(f"n must be >= 0, not {n}")
+    states = _cuda.device_array(n, dtype=xoroshiro128p_dtype, stream=stream)
+    init_xoroshiro128p_states(states, seed, subsequence_start, stream)
+    return states
+
+
+__all__ = [
+    "xoroshiro128p_dtype",
+    "xoroshiro128p_type",
+    "create_xoroshiro128p_states",
+    "init_xoroshiro128p_states",
+    "init_xoroshiro128p_states_cpu",
+    "xoroshiro128p_uniform_float32",
+    "xoroshiro128p_uniform_float64",
+    "xoroshiro128p_normal_float32",
+    "xoroshiro128p_normal_float64",
+    "xoroshiro128p_next",
+    "xoroshiro128p_jump",
+]
