@@ -29,6 +29,23 @@ def _fail(message):
     raise ValueError(f"invalid __cuda_array_interface__: {message}")
 
 
+def _dtype_from_descr(descr):
+    """A structured dtype from an interface ``descr`` (unnamed entries are padding)."""
+    names, formats, offsets = [], [], []
+    offset = 0
+    for field in descr:
+        name, fmt = field[0], field[1]
+        sub = np.dtype(_dtype_from_descr(fmt) if isinstance(fmt, list) else fmt)
+        if len(field) > 2:
+            sub = np.dtype((sub, tuple(field[2])))
+        if name:
+            names.append(name)
+            formats.append(sub)
+            offsets.append(offset)
+        offset += sub.itemsize
+    return np.dtype({"names": names, "formats": formats, "offsets": offsets, "itemsize": offset})
+
+
 def _dtype(desc):
     typestr = desc["typestr"]
     if not isinstance(typestr, str):
@@ -40,7 +57,7 @@ def _dtype(desc):
     descr = desc.get("descr")
     if dtype.kind == "V" and descr:
         try:
-            structured = np.dtype([tuple(field) for field in descr])
+            structured = _dtype_from_descr(descr)
         except (TypeError, ValueError) as exc:
             _fail(f"'descr' {descr!r} does not describe a structured type ({exc})")
         if structured.itemsize != dtype.itemsize:
