@@ -1,0 +1,50 @@
+"""Sphinx configuration for the numba-cuda documentation.
+
+Build:   sphinx-build -W -b html docs docs/_build/html
+Examples (run in the simulator when there is no GPU):
+         NUMBA_ENABLE_CUDASIM=1 sphinx-build -b doctest docs docs/_build/doctest
+
+tests/docs/test_docs.py runs both.  Nothing here needs a GPU: the API
+reference is generated from numba_cuda/_exports.py by _ext/cuda_api.py, which
+imports only the modules that provide public names (no driver, no toolkit).
+"""
+
+import os
+import re
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE / "_ext"))
+sys.path.insert(0, str(ROOT))
+
+_version = re.search(r'__version__\s*=\s*"([^"]+)"', (ROOT / "numba_cuda" / "_version.py").read_text()).group(1)
+
+project = "numba-cuda"
+author = "numba-cuda developers"
+copyright = "numba-cuda developers"
+version = release = _version
+
+extensions = [
+    "sphinx.ext.doctest",
+    "cuda_api",
+]
+
+root_doc = "index"
+exclude_patterns = ["_build"]
+templates_path = []
+html_theme = "alabaster"
+html_static_path = []
+html_title = f"numba-cuda {release}"
+pygments_style = "sphinx"
+
+# Examples: executed by `sphinx-build -b doctest`.  Without a GPU the test
+# sets NUMBA_ENABLE_CUDASIM=1, so they run in the simulator.
+doctest_global_setup = """
+import numpy as np
+from numba import cuda
+"""
+doctest_test_doctest_blocks = ""  # only explicit testcode/doctest blocks are run
+
+os.environ.setdefault("NUMBA_CUDA_DOCS_BUILD", "1")
