@@ -20,7 +20,9 @@ _IGNORED_OPTIONS = ("nopython", "no_cpython_wrapper", "no_cfunc_wrapper", "bound
 
 
 def _is_signature(obj):
-    return isinstance(obj, (str, types.Type, tuple)) and not callable(obj)
+    from numba.core.typing.templates import Signature
+
+    return isinstance(obj, (str, types.Type, tuple, Signature)) and not callable(obj)
 
 
 def jit(func_or_sig=None, *, device=False, inline="never", link=(), debug=None, opt=None,

@@ -171,10 +171,10 @@ class CUDADispatcher(Dispatcher):
             )
         stack = _in_progress()
         if self in stack:
-            chain = " -> ".join(d.py_func.__qualname__ for d in stack[stack.index(self):])
+            chain = " -> ".join(d.py_func.__name__ for d in stack[stack.index(self):])
             raise TypingError(
-                f"recursion is not supported in CUDA code: {self.py_func.__qualname__} calls itself "
-                f"({chain} -> {self.py_func.__qualname__}); rewrite it with a loop"
+                f"recursion is not supported in CUDA code: {self.py_func.__name__} calls itself "
+                f"({chain} -> {self.py_func.__name__}); rewrite it with a loop"
             )
         stack.append(self)
         try:

@@ -8,7 +8,7 @@ compute capability).  Every compile runs inside ``target_override("cuda")`` so t
 
 import dataclasses
 
-from numba.core import funcdesc, typing
+from numba.core import errors, funcdesc, typing
 from numba.core.compiler import CompilerBase, DefaultPassBuilder, compile_extra, compile_result
 from numba.core.compiler_lock import global_compiler_lock
 from numba.core.compiler_machinery import LoweringPass, PassManager, register_pass
@@ -171,12 +171,20 @@ def compile_cuda(pyfunc, return_type, args, options, locals=None):
     typingctx = cuda_target.typing_context
     targetctx = cuda_target.target_context
     flags = make_flags(options)
-    with target_override(TARGET_NAME):
-        cres = compile_extra(
-            typingctx=typingctx, targetctx=targetctx, func=pyfunc, args=args,
-            return_type=return_type, flags=flags, locals=locals or {},
-            pipeline_class=CUDACompiler,
-        )
+    try:
+        with target_override(TARGET_NAME):
+            cres = compile_extra(
+                typingctx=typingctx, targetctx=targetctx, func=pyfunc, args=args,
+                return_type=return_type, flags=flags, locals=locals or {},
+                pipeline_class=CUDACompiler,
+            )
+    except errors.NumbaError as exc:
+        code = getattr(pyfunc, "__code__", None)
+        if code is not None and code.co_filename not in str(exc):
+            # Some front-end errors (undefined names ...) carry no location: add the function's.
+            exc.add_context(f"compiling CUDA function {pyfunc.__qualname__} defined at "
+                            f"{code.co_filename}:{code.co_firstlineno}")
+        raise
     cres.library.nvvm_options = options.nvvm_options()
     cres.library.finalize()
     return cres

@@ -1,0 +1,252 @@
+"""compile / compile_ptx / jit / dispatcher behaviour up to PTX."""
+
+import io
+import re
+
+import numpy as np
+import pytest
+from numba import float32, float64, int32, int64, njit, types, void
+from numba.core.errors import TypingError
+
+CC = (8, 0)
+
+
+def axpy(out, a, x, y):
+    i = 0
+    while i < out.size:
+        out[i] = a * x[i] + y[i]
+        i += 1
+
+
+AXPY_SIG = void(float32[::1], float32, float32[::1], float32[::1])
+
+
+def add(x, y):
+    return x + y
+
+
+def test_compile_ptx_kernel_returns_ptx_and_none(cuda):
+    ptx, resty = cuda.compile_ptx(axpy, AXPY_SIG, cc=CC)
+    assert resty == types.none
+    assert ".target sm_80" in ptx
+    assert re.search(r"^\.visible \.entry _ZN6cudapy", ptx, re.M)
+    assert ".address_size 64" in ptx
+
+
+def test_compile_ptx_device_function_numba_abi(cuda):
+    ptx, resty = cuda.compile_ptx(add, (int32, int32), device=True, cc=CC)
+    assert resty == types.int64
+    assert ".visible .func" in ptx
+    assert ".entry" not in ptx
+
+
+def test_compile_c_abi_uses_the_requested_name(cuda):
+    ptx, resty = cuda.compile(add, float32(float32, float32), device=True, abi="c",
+                              abi_info={"abi_name": "my_add"}, cc=CC)
+    assert resty == float32
+    assert re.search(r"\.visible \.func\s+\(\.param \.b32 func_retval0\)\s+my_add\(", ptx)
+
+
+def test_compile_rejects_c_abi_for_kernels_and_bad_output(cuda):
+    with pytest.raises(ValueError, match="abi='c'"):
+        cuda.compile(axpy, AXPY_SIG, device=False, abi="c")
+    with pytest.raises(ValueError, match="output"):
+        cuda.compile(add, (int32, int32), output="cubin")
+
+
+def test_compile_ltoir(cuda):
+    code, resty = cuda.compile(add, (int32, int32), device=True, output="ltoir", cc=CC)
+    assert isinstance(code, bytes) and len(code) > 100
+    assert resty == types.int64
+
+
+def test_default_cc_is_lowest_nvvm_accepts(cuda, cuda_major):
+    ptx, _ = cuda.compile_ptx(axpy, AXPY_SIG)
+    expected = "sm_50" if cuda_major == 12 else "sm_75"
+    assert f".target {expected}" in ptx
+    from numba_cuda.compiler import capability
+
+    assert capability.default_cc(prefer_device=False) == ((5, 0) if cuda_major == 12 else (7, 5))
+
+
+def test_ir_is_typed_pointer_nvvm_ir(cuda):
+    from numba_cuda.compiler import nvvm, nvvmir
+
+    kernel = cuda.jit(AXPY_SIG)(axpy)
+    llvm = kernel.inspect_llvm(AXPY_SIG.args)
+    assert f'target datalayout = "{nvvmir.DATA_LAYOUT}"' in llvm
+    assert 'target triple = "nvptx64-nvidia-cuda"' in llvm
+    version = ", ".join(f"i32 {v}" for v in nvvm.ir_version())
+    assert f"!{{ {version} }}" in llvm
+    assert '!"kernel", i32 1' in llvm
+    assert " ptr " not in llvm and "ptr)" not in llvm  # typed pointers only
+    assert "float*" in llvm
+
+
+def test_jit_forms_and_overloads(cuda):
+    lazy = cuda.jit(axpy)
+    assert lazy.signatures == []
+    eager = cuda.jit("void(float32[::1], float32, float32[::1], float32[::1])")(axpy)
+    assert len(eager.signatures) == 1
+    multi = cuda.jit([void(int32[::1]), void(float64[::1])])(lambda a: None)
+    assert len(multi.overloads) == 2
+    dev = cuda.jit("int64(int64, int64)", device=True)(add)
+    assert dev.signatures == [(int64, int64)]
+
+    @cuda.jit(fastmath=True, max_registers=32)
+    def options_kernel(a):
+        a[0] = 1
+
+    assert options_kernel.options.fastmath and options_kernel.options.max_registers == 32
+
+
+def test_unknown_jit_option_is_reported(cuda):
+    with pytest.raises(TypeError, match="unknown @cuda.jit options: bogus"):
+        cuda.jit(bogus=True)
+
+
+def test_compiled_kernel_attributes_and_caches(cuda):
+    kernel = cuda.jit(AXPY_SIG, lineinfo=True)(axpy)
+    compiled = kernel.overloads[AXPY_SIG.args]
+    assert kernel.compile(AXPY_SIG) is compiled  # in-memory cache per signature
+    image = compiled.image(CC)
+    assert compiled.image(CC) is image  # ... and per compute capability
+    assert image.cc == CC
+    assert f".entry {image.entry_name}(" in image.ptx
+    assert image.argtypes == AXPY_SIG.args
+    assert image.link_files == [] and image.cooperative is False
+    assert image.lineinfo is True and image.debug is False and image.max_registers is None
+    assert compiled.image((9, 0)).ptx != image.ptx
+
+
+def test_inspection(cuda):
+    kernel = cuda.jit(AXPY_SIG)(axpy)
+    assert ".entry" in kernel.inspect_asm(AXPY_SIG.args, cc=CC)
+    assert list(kernel.inspect_llvm()) == [AXPY_SIG.args]
+    out = io.StringIO()
+    kernel.inspect_types(file=out)
+    assert "axpy" in out.getvalue() and "float32" in out.getvalue()
+
+
+def test_fastmath_and_max_registers_reach_the_ptx(cuda):
+    def div(a, b):
+        a[0] = a[0] / b
+
+    precise, _ = cuda.compile_ptx(div, (float32[::1], float32), cc=CC)
+    fast, _ = cuda.compile_ptx(div, (float32[::1], float32), cc=CC, fastmath=True)
+    assert "div.rn.f32" in precise
+    assert "div.approx.ftz.f32" in fast or "div.full.ftz.f32" in fast
+    kernel = cuda.jit((float32[::1], float32), max_registers=40)(div)
+    assert ".maxnreg 40" in kernel.inspect_asm((float32[::1], float32), cc=CC)
+
+
+def test_lineinfo_and_debug_emit_line_tables(cuda):
+    for options in ({"lineinfo": True}, {"debug": True}):
+        ptx, _ = cuda.compile_ptx(axpy, AXPY_SIG, cc=CC, **options)
+        assert ".loc" in ptx and ".file" in ptx, options
+    plain, _ = cuda.compile_ptx(axpy, AXPY_SIG, cc=CC)
+    assert ".loc" not in plain
+
+
+def test_specialize_and_forall_configuration(cuda):
+    @cuda.jit
+    def fill(a):
+        a[0] = 1
+
+    spec = fill.specialize(np.zeros(4, dtype=np.int64))
+    assert spec.specialized and len(spec.signatures) == 1
+    assert fill.forall(1000).tpb > 0
+
+
+def test_launch_configuration_is_validated(cuda):
+    from numba_cuda.errors import LaunchConfigError
+
+    @cuda.jit
+    def k(a):
+        a[0] = 1
+
+    config = k[(2, 3), 64]
+    assert config.griddim == (2, 3, 1) and config.blockdim == (64, 1, 1)
+    assert k[1, 1, 0, 128].sharedmem == 128
+    for bad in ((0, 32), (1, (1, 2, 3, 4)), (1, -1), (1, "x")):
+        with pytest.raises(LaunchConfigError):
+            k[bad]
+    with pytest.raises(LaunchConfigError):
+        k[1]
+    with pytest.raises(TypeError, match="launch it with a configuration"):
+        k(np.zeros(1))
+
+
+def test_device_function_cannot_be_called_or_launched_from_host(cuda):
+    dev = cuda.jit(device=True)(add)
+    with pytest.raises(TypeError, match="device function"):
+        dev(1, 2)
+    with pytest.raises(TypeError, match="cannot be launched"):
+        dev[1, 1]
+
+
+def test_njit_function_called_from_kernel(cuda):
+    @njit
+    def triple(x):
+        return 3 * x
+
+    def k(a):
+        a[0] = triple(a[0])
+
+    ptx, _ = cuda.compile_ptx(k, (int64[::1],), cc=CC)
+    assert "mul.lo.s64" in ptx or "mad.lo.s64" in ptx or "shl.b64" in ptx
+
+
+def test_declare_device_calls_external_symbol_and_carries_link_files(cuda, tmp_path):
+    ext = cuda.declare_device("ext_scale", "float32(float32)", link=[str(tmp_path / "ext.cu")])
+
+    def k(a):
+        a[0] = ext(a[0])
+
+    ptx, _ = cuda.compile_ptx(k, (float32[::1],), cc=CC)
+    assert ".extern .func" in ptx and "ext_scale" in ptx
+    kernel = cuda.jit((float32[::1],))(k)
+    assert kernel.overloads[(float32[::1],)].link_files == [str(tmp_path / "ext.cu")]
+
+
+def test_target_overload_and_intrinsic_extensions(cuda):
+    from llvmlite import ir
+    from numba.extending import intrinsic, overload
+
+    def host_only(x):
+        raise NotImplementedError
+
+    @overload(host_only, target="cuda")
+    def _ol_host_only(x):
+        return lambda x: x * 7
+
+    @intrinsic(target="cuda")
+    def add_one(typingctx, x):
+        def codegen(context, builder, sig, args):
+            return builder.add(args[0], ir.Constant(args[0].type, 1))
+
+        return x(x), codegen
+
+    def k(a):
+        a[0] = host_only(a[0]) + add_one(a[1])
+
+    ptx, _ = cuda.compile_ptx(k, (int64[::1],), cc=CC)
+    assert ".entry" in ptx
+
+
+def test_generic_overload_still_available(cuda):
+    def k(a):
+        a[0] = max(a[1], a[2]) + min(a[1], 3)
+
+    ptx, _ = cuda.compile_ptx(k, (int64[::1],), cc=CC)
+    assert "max.s64" in ptx or "selp" in ptx or "setp" in ptx
+
+
+def test_cuda_jit_typing_errors_name_the_file_and_line(cuda):
+    def k(a):
+        a[0] = undefined_name  # noqa: F821
+
+    with pytest.raises(TypingError) as info:
+        cuda.compile_ptx(k, (int64[::1],), cc=CC)
+    assert "test_compile_api.py" in str(info.value)
+    assert "undefined_name" in str(info.value)
