@@ -89,17 +89,19 @@ def _toolkit(report, load):
     from numba_cuda import toolkit
 
     tk = toolkit.get_toolkit()
+    problems = {}
     if load:
-        from numba_cuda.toolkit.loading import LOADABLE
-
         for name in ("nvvm", "nvrtc", "nvjitlink"):
             comp = tk.components.get(name)
-            if name in LOADABLE and comp is not None and comp.found:
+            if comp is not None and comp.found:
                 try:
                     toolkit.load_library(name)
                 except Exception as exc:  # noqa: BLE001 - reported, not raised
-                    comp.error = "found, but could not be used: " + _one_line(exc).split(": ", 1)[-1]
+                    problems[name] = ("found, but could not be used: "
+                                      + _one_line(exc).split(": ", 1)[-1])
     report["toolkit"] = tk.to_dict()
+    for name, problem in problems.items():
+        report["toolkit"]["components"][name]["error"] = problem
     report["toolkit_explanation"] = tk.explain()
 
 

@@ -530,7 +530,7 @@ def discover(env):
                      f"({fix_command(environment_kind(env), major)})")
     kind = environment_kind(env)
     fix = fix_command(kind, _fix_major(major, env))
-    tk = Toolkit(cuda_major=major, source=decider.kind if decider else None,
+    tk = Toolkit(cuda_major=major if decider else None, source=decider.kind if decider else None,
                  root=decider.report_root if decider else None, components=components,
                  warnings=notes, environment=kind, fix=fix,
                  searched=[f"{s.label}" + (f" [{s.skip}]" if s.skip else "") for s in sources],

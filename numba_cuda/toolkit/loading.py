@@ -88,13 +88,13 @@ def load_library(name):
     if name not in LOADABLE:
         raise ValueError(f"load_library() loads {', '.join(LOADABLE)}, not {name!r}")
     with _lock:
-        if name in _loaded:
-            return _loaded[name][0]
         from . import get_toolkit
 
         tk = get_toolkit()
         comp = tk.require(name)
         path = comp.path
+        if name in _loaded and _loaded[name][0] == path:
+            return path
 
         before = _other_copies(name, path)
         if before:

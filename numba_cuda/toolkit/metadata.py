@@ -43,7 +43,12 @@ def major_of(version):
 
 
 def _norm(path):
-    return os.path.normcase(os.path.realpath(path))
+    return os.path.normcase(os.path.abspath(path))
+
+
+def _lookup(index, path):
+    """Find ``path`` in an index keyed by _norm, as spelled or with links resolved."""
+    return index.get(_norm(path)) or index.get(os.path.normcase(os.path.realpath(path)))
 
 
 class MetadataCache:
@@ -81,12 +86,7 @@ class MetadataCache:
 
     def conda_owner(self, prefix, path):
         """(package, version) of the conda package that installed ``path``, or None."""
-        index = self.conda_index(prefix)
-        for p in (path, os.path.realpath(path)):
-            hit = index.get(os.path.normcase(os.path.abspath(p))) or index.get(_norm(p))
-            if hit:
-                return hit
-        return None
+        return _lookup(self.conda_index(prefix), path)
 
     def conda_cuda_version(self, prefix):
         """The version of the ``cuda-version`` (or CUDA 11 ``cudatoolkit``) package, or None."""
@@ -130,7 +130,7 @@ class MetadataCache:
         return index
 
     def dist_owner(self, site_dir, path):
-        return self.dist_index(site_dir).get(_norm(path))
+        return _lookup(self.dist_index(site_dir), path)
 
     # ---- toolkit installs (CUDA_HOME, CUDA_PATH, system) -------------------------
     def root_info(self, root):

@@ -223,6 +223,31 @@ def test_unactivated_conda_prefix_reports_conda(tmp_path, clean_env):
     assert order.index("(this interpreter's)") < order.index(f"pip wheels for CUDA {major} in")
 
 
+def test_unloadable_nvvm_is_reported_in_the_component(tmp_path, clean_env):
+    """A libNVVM whose header looks right but that cannot be loaded: sysinfo
+    reports it in the component's error, exits 0, prints no traceback."""
+    home = tmp_path / "cuda"
+    for rel in ("nvvm/lib64/libnvvm.so.4", "targets/x86_64-linux/lib/libnvrtc.so.13"):
+        p = home / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        head = bytearray(64)
+        head[:6] = b"\x7fELF\x02\x01"
+        head[18:20] = (62).to_bytes(2, "little")
+        p.write_bytes(bytes(head))
+    (home / "nvvm" / "libdevice").mkdir()
+    (home / "nvvm" / "libdevice" / "libdevice.10.bc").write_bytes(b"")
+    (home / "version.json").write_text('{"cuda": {"version": "13.0.1"}}')
+    env = dict(clean_env, CUDA_HOME=str(home), NUMBA_CUDA_DISABLE_SOURCES="conda,pip,system")
+    report = sysinfo_json(env)
+    comps = report["toolkit"]["components"]
+    assert report["toolkit"]["source"] == "CUDA_HOME"
+    assert comps["nvvm"]["path"] == str(home / "nvvm" / "lib64" / "libnvvm.so.4")
+    assert comps["nvvm"]["error"].startswith("found, but could not be used:")
+    assert "could not be loaded" in comps["nvvm"]["error"]
+    assert comps["nvrtc"]["error"].startswith("found, but could not be used:")
+    assert comps["libdevice"]["error"] is None
+
+
 def test_collect_never_raises_when_a_section_fails(monkeypatch):
     from numba_cuda import sysinfo as si
     from numba_cuda.runtime import probe
