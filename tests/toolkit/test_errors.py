@@ -2,7 +2,6 @@
 component, each place tried with its reason, and the fix for this kind of
 environment."""
 
-import os
 import subprocess
 import sys
 
