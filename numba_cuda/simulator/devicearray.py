@@ -215,6 +215,9 @@ class MappedNDArray(DeviceNDArray, np.ndarray):
     def __new__(cls, shape, dtype=np.float64, strides=None, order="C"):
         return np.ndarray.__new__(cls, shape, dtype=dtype, strides=strides, order=order)
 
+    def __init__(self, *args, **kwargs):
+        pass
+
     def __array_finalize__(self, obj):
         pass
 
