@@ -12,6 +12,7 @@ import sys
 #: Subcommand name -> module implementing it.
 COMMANDS = {
     "sysinfo": "numba_cuda.sysinfo",
+    "demo": "numba_cuda.demo",
 }
 
 

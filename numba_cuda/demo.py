@@ -13,6 +13,8 @@ import sys
 
 from numba import float64
 
+HELP = "run a sample kernel on the GPU, or in the simulator when there is none"
+
 N = 4096
 THREADS = 128
 
@@ -98,13 +100,17 @@ def _show_ptx(out):
           f"{len(ptx.splitlines())} lines", file=out)
 
 
-def main(argv=None, out=None):
+def add_arguments(parser):
+    """The demo takes no options."""
+
+
+def run(args=None, out=None):
     out = out or sys.stdout
     from numba import cuda
 
     where, detail = _where(cuda)
     if where is None:
-        print(f"No GPU found ({detail}).", file=out)
+        print(f"No GPU found: {detail}", file=out)
         _show_ptx(out)
         print("Re-running the sample kernels in the simulator (NUMBA_ENABLE_CUDASIM=1).", file=out)
         out.flush()
