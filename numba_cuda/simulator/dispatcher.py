@@ -3,15 +3,20 @@
 import functools
 import inspect
 import os
+import threading
 
 import numpy as np
 
 from ..errors import CudaError, LaunchConfigError
-from . import devicearray, launchconfig, scheduler
+from . import collectives, devicearray, launchconfig, scheduler
 from .threadstate import state
 from .transform import DeviceRecursion, TransformError, Transformed, transform
 
 MODES = ("auto", "threads")
+
+# One launch at a time per process: simulated threads share one "current thread"
+# slot, so launches from several host threads are serialised.
+_LAUNCH_LOCK = threading.RLock()
 
 
 class NotAvailableInSimulator(CudaError, NotImplementedError):
@@ -31,13 +36,49 @@ def _as_device(obj):
     return None
 
 
+_MEETING_NAMES = frozenset(
+    name for name in dir(collectives) if not name.startswith(("_", "request_"))
+    and callable(getattr(collectives, name))
+) | {"sync", "this_grid"}
+
+
+def _may_meet(pyfunc, seen=None):
+    """Whether code without source might reach a barrier or warp collective (conservative)."""
+    seen = set() if seen is None else seen
+    if id(pyfunc) in seen:
+        return False
+    seen.add(id(pyfunc))
+    stack = [pyfunc.__code__]
+    names = set()
+    while stack:
+        code = stack.pop()
+        names.update(code.co_names)
+        stack.extend(c for c in code.co_consts if hasattr(c, "co_names"))
+    if names & _MEETING_NAMES:
+        return True
+    cells = [c.cell_contents for c in (pyfunc.__closure__ or ()) if _cell_filled(c)]
+    for obj in [pyfunc.__globals__.get(n) for n in names] + cells:
+        if isinstance(obj, _SimFunction) and _may_meet(obj.py_func, seen):
+            return True
+    return False
+
+
+def _cell_filled(cell):
+    try:
+        cell.cell_contents
+    except ValueError:
+        return False
+    return True
+
+
 def _raw_variant(pyfunc, yields):
-    """The function as written, for the OS-thread mode (it reads the thread dynamically)."""
+    """The function as written, reading the thread dynamically.  When it might
+    meet other threads, the kernel runs in the OS-thread mode."""
 
     def run(_ctx, *args, **kwargs):
         return pyfunc(*args, **kwargs)
 
-    return Transformed(run, False, False, yields, None)
+    return Transformed(run, False, False, yields and _may_meet(pyfunc), None)
 
 
 class _SimFunction:
@@ -224,9 +265,12 @@ class SimKernel(_SimFunction):
                 for a, conv in zip(args, types_ + [None] * (len(args) - len(types_)))]
 
     def launch(self, grid, block, stream, sharedmem, args):
+        with _LAUNCH_LOCK:
+            self._launch(grid, block, stream, sharedmem, args)
+
+    def _launch(self, grid, block, stream, sharedmem, args):
         self._check_arity(args)
-        writebacks = []
-        kargs = tuple(_kernel_arg(a, writebacks) for a in self._convert_scalars(args))
+        kargs = tuple(_kernel_arg(a) for a in self._convert_scalars(args))
         mode, variant = self._get_plan()
         with np.errstate(all="ignore"):
             if mode == "sequential":
@@ -243,8 +287,6 @@ class SimKernel(_SimFunction):
                 scheduler.run_cooperative(variant.fn, grid, block, sharedmem, kargs,
                                           threaded=(mode == "threads"),
                                           grid_sync=variant.uses_grid_sync)
-        for writeback in writebacks:
-            writeback()
 
 
 class _Launcher:
@@ -314,21 +356,18 @@ class InOut(ArgHint):
     pass
 
 
-def _kernel_arg(arg, writebacks):
+def _kernel_arg(arg):
+    """What the simulated kernel receives for one argument (arrays: numpy, never a copy
+    except for ``cuda.In``, whose writes must not reach the host)."""
     if type(arg) is np.ndarray:
         return arg
     if isinstance(arg, devicearray.DeviceNDArray):
         return arg._ary
     if isinstance(arg, ArgHint):
-        host = arg.value
-        if isinstance(host, devicearray.DeviceNDArray):
-            return host._ary
-        host = np.asarray(host)
-        if arg.copy_out:
-            if not arg.copy_in:
-                return host  # Out: the kernel writes straight into the host array
-            return host
-        return host.copy()  # In: the kernel's writes stay on the "device"
+        value = _kernel_arg(arg.value)
+        if isinstance(value, np.ndarray) and not arg.copy_out:
+            return value.copy()
+        return value
     if isinstance(arg, np.ndarray):
         return arg.view(np.ndarray)
     if hasattr(arg, "__cuda_array_interface__"):

@@ -176,3 +176,34 @@ def test_reduce():
     res = cuda.device_array(1)
     sum_reduce(cuda.to_device(a), size=10, res=res)
     assert res.copy_to_host()[0] == 45
+
+
+def test_kernel_without_source_and_without_barriers_runs_sequentially():
+    namespace = {"cuda": cuda}
+    exec("def k(a):\n    a[cuda.grid(1)] = cuda.threadIdx.x\n", namespace)  # noqa: S102
+    k = cuda.jit(namespace["k"])
+    a = np.zeros(6, np.int64)
+    k[2, 3](a)
+    assert list(a) == [0, 1, 2, 0, 1, 2]
+    assert k.sim_mode == "sequential"
+
+
+def test_launches_from_several_host_threads_are_serialised():
+    import threading
+
+    @cuda.jit
+    def k(a):
+        s = cuda.shared.array(32, np.int64)
+        t = cuda.threadIdx.x
+        s[t] = t
+        cuda.syncthreads()
+        a[cuda.grid(1)] = s[31 - t]
+
+    outs = [np.zeros(64, np.int64) for _ in range(4)]
+    threads = [threading.Thread(target=lambda o=o: k[2, 32](o)) for o in outs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for o in outs:
+        assert list(o) == list(range(31, -1, -1)) * 2
