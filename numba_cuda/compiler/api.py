@@ -40,7 +40,8 @@ def jit(func_or_sig=None, *, device=False, inline="never", link=(), debug=None, 
     if isinstance(link, str):
         link = [link]
     options = {"device": device, "inline": inline, "link": list(link), "debug": debug, "opt": opt,
-               "lineinfo": lineinfo, "fastmath": fastmath, "max_registers": max_registers}
+               "lineinfo": lineinfo, "fastmath": fastmath, "max_registers": max_registers,
+               "cache": cache}
 
     def decorate(func, sigs=None):
         if isinstance(func, CUDADispatcher):

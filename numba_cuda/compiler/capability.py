@@ -66,11 +66,32 @@ def supported_ccs():
     return tuple(cc for cc in KNOWN_CCS if nvvm.accepts_arch(arch_name(cc)))
 
 
+#: Where to start looking for the lowest accepted cc, per CUDA major (saves NVVM probes).
+_LOWEST_HINT = {12: (5, 0), 13: (7, 5)}
+
+
 def lowest_supported_cc():
+    """The lowest of ``KNOWN_CCS`` libNVVM accepts (CUDA 12: 5.0, CUDA 13: 7.5), found by asking
+    libNVVM, starting from the documented minimum of the toolkit's CUDA major."""
     from . import nvvm
 
-    for cc in KNOWN_CCS:
-        if nvvm.accepts_arch(arch_name(cc)):
+    accepts = lambda cc: nvvm.accepts_arch(arch_name(cc))  # noqa: E731
+    start = 0
+    try:
+        from .. import toolkit
+
+        hint = _LOWEST_HINT.get(toolkit.get_toolkit().cuda_major)
+        if hint is not None:
+            start = KNOWN_CCS.index(hint)
+    except Exception:  # noqa: BLE001 - the hint is only an optimisation
+        start = 0
+    index = start
+    if accepts(KNOWN_CCS[index]):
+        while index > 0 and accepts(KNOWN_CCS[index - 1]):
+            index -= 1
+        return KNOWN_CCS[index]
+    for cc in KNOWN_CCS[start + 1:]:
+        if accepts(cc):
             return cc
     raise UnsupportedCCError("the installed libNVVM accepts none of the known compute capabilities")
 

@@ -121,12 +121,16 @@ class CUDADispatcher(Dispatcher):
         self.link = list(targetoptions.pop("link", None) or ())
         user = {k: targetoptions.pop(k) for k in list(targetoptions)
                 if k in ("debug", "lineinfo", "fastmath", "opt", "inline", "max_registers")}
-        for ignored in ("nopython", "no_cpython_wrapper", "no_cfunc_wrapper", "boundscheck", "cache"):
+        cache = bool(targetoptions.pop("cache", False))
+        for ignored in ("nopython", "no_cpython_wrapper", "no_cfunc_wrapper", "boundscheck"):
             targetoptions.pop(ignored, None)
         if targetoptions:
             raise TypeError(f"unknown @cuda.jit options: {', '.join(sorted(targetoptions))}")
         self.options = CompileOptions.from_user(**user)
         super().__init__(py_func, targetoptions={"nopython": True}, pipeline_class=CUDACompiler)
+        from ..caching.dispatcher_cache import dispatcher_cache  # cache=True (numba_cuda.caching)
+
+        self._kernel_cache = dispatcher_cache(self, cache)
         self._specialized = False
         if sigs:
             for sig in sigs:
@@ -169,6 +173,10 @@ class CUDADispatcher(Dispatcher):
                 f"{self.py_func.__qualname__} has no compiled version for {args} and compilation "
                 f"is disabled; compiled signatures: {self.signatures}"
             )
+        cached = self._kernel_cache.load_kernel(args)
+        if cached is not None:
+            self.overloads[tuple(args)] = cached
+            return cached
         stack = _in_progress()
         if self in stack:
             chain = " -> ".join(d.py_func.__name__ for d in stack[stack.index(self):])
@@ -190,6 +198,7 @@ class CUDADispatcher(Dispatcher):
             raise TypeError(f"a CUDA kernel must return None, the signature says {return_type}")
         kernel = CompiledKernel(cres, self.options)
         self.overloads[tuple(args)] = kernel
+        self._kernel_cache.save_kernel(args, kernel)
         return kernel
 
     def add_overload(self, cres):
@@ -286,7 +295,8 @@ class CUDADispatcher(Dispatcher):
 
     def _user_options(self):
         o = self.options
-        return {"device": self.device, "link": self.link, "debug": o.debug, "lineinfo": o.lineinfo,
+        return {"device": self.device, "link": self.link, "cache": self._kernel_cache.enabled,
+                "debug": o.debug, "lineinfo": o.lineinfo,
                 "fastmath": o.fastmath, "opt": o.opt, "inline": o.inline,
                 "max_registers": o.max_registers}
 

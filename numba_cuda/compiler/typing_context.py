@@ -10,6 +10,7 @@ the same Python function (cached on the CPU dispatcher), so plain njit helpers a
 kernels.
 """
 
+import functools
 import importlib
 
 from numba.core import typing
@@ -20,14 +21,20 @@ COMPILER_FAMILIES = ("numba_cuda.lang.indexing", "numba_cuda.compiler.external")
 
 
 def family_modules():
-    """Imported kernel-language family modules, compiler-owned ones first, without duplicates."""
+    """Imported kernel-language family modules, compiler-owned ones first, without duplicates.
+    (Cached per ``lang.FAMILY_MODULES`` value: contexts refresh very often.)"""
     from .. import lang
 
+    return _family_modules(tuple(lang.FAMILY_MODULES))
+
+
+@functools.lru_cache(maxsize=4)
+def _family_modules(listed):
     names = list(COMPILER_FAMILIES)
-    for name in lang.FAMILY_MODULES:
+    for name in listed:
         if name not in names:
             names.append(name)
-    return [importlib.import_module(name) for name in names]
+    return tuple(importlib.import_module(name) for name in names)
 
 
 _DEVICE_DISPATCHER_ATTR = "_numba_cuda_device_dispatcher"
