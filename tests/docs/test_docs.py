@@ -1,0 +1,147 @@
+"""The Sphinx documentation builds with warnings as errors, and its examples run.
+
+The examples (``testcode`` blocks) run with ``sphinx-build -b doctest``: in
+the simulator (``NUMBA_ENABLE_CUDASIM=1``) everywhere, and on the GPU too
+where there is one.  The API reference is checked to name every public
+``numba.cuda`` name, and the pages to agree with the code they describe.
+"""
+
+import html
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
+
+
+def _sphinx(builder, outdir, **env_overrides):
+    env = dict(os.environ)
+    env.update(env_overrides)
+    cmd = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-b", builder, str(DOCS), str(outdir)]
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
+
+
+def _text(path):
+    """The page's text; tags are dropped without a space (Sphinx splits ``numba.cuda.`` and ``jit``)."""
+    raw = Path(path).read_text(encoding="utf-8")
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", "", raw)).split())
+
+
+def _rst(name):
+    return " ".join((DOCS / name).read_text(encoding="utf-8").split())
+
+
+@pytest.fixture(scope="module")
+def html_build(tmp_path_factory):
+    outdir = tmp_path_factory.mktemp("html")
+    proc = _sphinx("html", outdir)
+    return proc, outdir
+
+
+@pytest.mark.slow
+def test_html_builds_without_warnings(html_build):
+    proc, outdir = html_build
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-6000:]
+    assert "WARNING" not in proc.stderr, proc.stderr[-6000:]
+    for page in ("index", "toolkit", "migration", "api", "cuda-array-interface", "changelog", "maintainers",
+                 "install/conda", "install/pip", "install/hpc-modules", "install/lockfiles", "install/source",
+                 "user/kernels", "user/memory", "user/streams", "user/simulator", "user/caching",
+                 "user/linking"):
+        assert (outdir / f"{page}.html").is_file(), page
+
+
+@pytest.mark.slow
+def test_api_reference_names_every_public_name(html_build):
+    proc, outdir = html_build
+    assert proc.returncode == 0
+    exports = importlib.import_module("numba_cuda._exports")
+    text = _text(outdir / "api.html")
+    for name in exports.GPU:
+        assert re.search(rf"numba\.cuda\.{re.escape(name)}\b", text), name
+    errors = importlib.import_module("numba_cuda.errors")
+    for name, obj in vars(errors).items():
+        if isinstance(obj, type) and issubclass(obj, errors.CudaError):
+            assert f"numba_cuda.errors.{name}" in text, name
+
+
+def _count_examples():
+    return sum(p.read_text().count(".. testcode::") for p in DOCS.rglob("*.rst"))
+
+
+def _run_examples(tmp_path, **env):
+    proc = _sphinx("doctest", tmp_path / "doctest", **env)
+    report = (tmp_path / "doctest" / "output.txt")
+    output = report.read_text() if report.exists() else ""
+    assert proc.returncode == 0, output[-6000:] + proc.stderr[-3000:]
+    match = re.search(r"(\d+) tests\s+0 failures in tests", output)
+    assert match, output[-3000:]
+    assert int(match.group(1)) == _count_examples() and _count_examples() >= 5
+    return output
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(importlib.util.find_spec("numba_cuda.simulator.api") is None,
+                    reason="numba_cuda.simulator has not landed yet; the examples need it without a GPU")
+def test_examples_run_in_the_simulator(tmp_path):
+    _run_examples(tmp_path, NUMBA_ENABLE_CUDASIM="1")
+
+
+@pytest.mark.slow
+@pytest.mark.gpu
+def test_examples_run_on_the_gpu(tmp_path):
+    _run_examples(tmp_path, NUMBA_ENABLE_CUDASIM="0")
+
+
+# ---- the pages agree with the code ---------------------------------------------
+
+def test_toolkit_page_names_every_source_and_fix():
+    discovery = importlib.import_module("numba_cuda.toolkit.discovery")
+    text = _rst("toolkit.rst")
+    for source in discovery.SOURCES:
+        assert f"**{source}**" in text, source
+    assert discovery.DISABLE_VARIABLE in text
+    for kind in ("conda", "venv"):
+        fix = discovery.fix_command(kind, 13).replace("13", "N")
+        assert " ".join(fix.split()) in text.replace("``", ""), fix
+    for component in importlib.import_module("numba_cuda.toolkit").COMPONENTS:
+        assert f"``{component}``" in text, component
+
+
+def test_cuda_array_interface_page_covers_every_key():
+    text = _rst("cuda-array-interface.rst")
+    for key in ("shape", "typestr", "data", "version", "strides", "descr", "mask", "stream"):
+        assert f"``{key}`` --" in text, key
+    for version in ("Version 3", "Version 2", "Version 1", "Version 0"):
+        assert f"**{version}**" in text
+
+
+def test_scripts_named_in_the_docs_exist_and_are_documented():
+    text = (DOCS / "maintainers.rst").read_text()
+    named = set(re.findall(r"``(scripts/[\w./-]+)", text))
+    assert {"scripts/build-dist", "scripts/render-recipe", "scripts/sysinfo"} <= named
+    for path in named:
+        assert (ROOT / path).exists(), path
+    for script in ("build-dist", "render-recipe", "sysinfo"):
+        lines = (ROOT / "scripts" / script).read_text().splitlines()
+        assert lines[0].startswith("#!") and lines[1].startswith("# "), script
+
+
+def test_install_pages_match_the_packaging_files():
+    conda = _rst("install/conda.rst")
+    recipe = (ROOT / "recipe" / "recipe.yaml").read_text()
+    for package in ("cuda-nvcc-impl", "cuda-nvrtc", "cuda-cudart", "libnvjitlink"):
+        assert package in conda and f"- {package}" in recipe, package
+    pip_page = _rst("install/pip.rst")
+    import tomllib
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    for extra in ("cu12", "cu13"):
+        for req in extras[extra]:
+            name = re.match(r"[A-Za-z0-9_.-]+", req).group(0)
+            assert f"``{name}``" in pip_page, name
