@@ -18,4 +18,5 @@ FAMILY_MODULES = (
     "numba_cuda.lang.atomics",
     "numba_cuda.lang.mathfuncs",
     "numba_cuda.lang.bits",
+    "numba_cuda.lang.warp",
 )

@@ -17,6 +17,7 @@ Python                     NVVM intrinsic                   PTX
 
 ``syncthreads_count/and/or`` take any integer or boolean predicate (non-zero is true) and
 return an ``int32``; ``syncwarp`` takes an optional integer mask (default: the full warp).
+``nanosleep(ns)`` (PTX ``nanosleep.u32``, sm_70+) also lives here.
 """
 
 from llvmlite import ir
@@ -163,3 +164,27 @@ for _stub, _name in (
     (stubs.threadfence_system, "llvm.nvvm.membar.sys"),
 ):
     lower(_stub)(_lower_fence(_name))
+
+
+# ---- nanosleep -----------------------------------------------------------------------------
+# ``cuda.nanosleep(ns)``: suspend the thread for about ``ns`` nanoseconds (at most 1 ms;
+# PTX ``nanosleep.u32``, sm_70 and newer).
+
+
+class _Nanosleep(AbstractTemplate):
+    def generic(self, args, kws):
+        if kws or len(args) != 1:
+            raise errors.TypingError("nanosleep(ns) takes exactly one positional argument")
+        (ns,) = args
+        if not isinstance(ns, types.Integer):
+            raise errors.TypingError(f"nanosleep(ns): ns must be an integer, not {ns}")
+        return signature(types.none, types.uint32)
+
+
+_register(stubs.nanosleep, _Nanosleep)
+
+
+@lower(stubs.nanosleep, types.uint32)
+def _lower_nanosleep(context, builder, sig, args):
+    builder.asm(ir.FunctionType(_void, [_i32]), "nanosleep.u32 $0;", "r", [args[0]], side_effect=True)
+    return context.get_dummy_value()
