@@ -360,16 +360,19 @@ def _kernel_arg(arg):
     """What the simulated kernel receives for one argument (arrays: numpy, never a copy
     except for ``cuda.In``, whose writes must not reach the host)."""
     if type(arg) is np.ndarray:
-        return arg
+        return arg if arg.dtype.fields is None else arg.view(np.recarray)
     if isinstance(arg, devicearray.DeviceNDArray):
-        return arg._ary
+        return _kernel_arg(arg._ary)
     if isinstance(arg, ArgHint):
         value = _kernel_arg(arg.value)
         if isinstance(value, np.ndarray) and not arg.copy_out:
             return value.copy()
         return value
     if isinstance(arg, np.ndarray):
-        return arg.view(np.ndarray)
+        return _kernel_arg(arg.view(np.ndarray))
+    if isinstance(arg, np.void) and not isinstance(arg, np.record):
+        # record fields by attribute (rec.x), as kernels spell them
+        return np.array(arg).view(np.recarray)[()]
     if hasattr(arg, "__cuda_array_interface__"):
         return devicearray.kernel_view(arg)
     return arg

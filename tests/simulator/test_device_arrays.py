@@ -214,3 +214,24 @@ def test_devices_and_context(capsys):
         return 3
 
     assert f() == 3
+
+
+def test_record_arrays_by_attribute_and_by_key():
+    rec_t = np.dtype([("x", np.int32), ("y", np.float64)])
+
+    @cuda.jit
+    def k(recs, single, out):
+        i = cuda.grid(1)
+        recs[i].x = i * 2
+        recs[i]["y"] = recs[i].x + 0.5
+        out[i] = single.y + single["x"]
+
+    recs = np.zeros(4, rec_t)
+    single = np.array([(3, 1.25)], rec_t)[0]
+    out = np.zeros(4)
+    k[1, 4](recs, single, out)
+    assert list(recs["x"]) == [0, 2, 4, 6] and list(recs["y"]) == [0.5, 2.5, 4.5, 6.5]
+    assert (out == 4.25).all()
+    d = cuda.to_device(np.zeros(4, rec_t))
+    k[1, 4](d, single, out)
+    assert list(d.copy_to_host()["y"]) == [0.5, 2.5, 4.5, 6.5]
