@@ -19,4 +19,5 @@ FAMILY_MODULES = (
     "numba_cuda.lang.mathfuncs",
     "numba_cuda.lang.bits",
     "numba_cuda.lang.warp",
+    "numba_cuda.lang.printing",
 )
