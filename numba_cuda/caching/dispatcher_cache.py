@@ -1,0 +1,244 @@
+"""``cuda.jit(cache=True)`` for the compiler's dispatcher: load a kernel instead of compiling it.
+
+The dispatcher holds one :class:`DispatcherCache` (or :class:`NoDispatcherCache` without
+``cache=True``) and calls, in ``compile(sig)`` for kernels::
+
+    cached = self._kernel_cache.load_kernel(args)      # a CachedKernel or None
+    ...compile...
+    self._kernel_cache.save_kernel(args, kernel)       # after compiling a CompiledKernel
+
+An entry holds, for one signature and the compute capability the kernel is compiled for
+(``capability.default_cc()``: the current GPU's, else the lowest libNVVM accepts): the PTX,
+the mangled entry name, the argument types, the compile options, the files to link and the
+NVVM IR (for ``inspect_llvm``).  A :class:`CachedKernel` serves launches and ``inspect_asm``
+for that compute capability; anything that needs the Numba front end (another compute
+capability, ``inspect_types``) compiles the kernel for real, once, on demand.
+
+Hits and misses are counted per signature in the dispatcher's ``_cache_hits`` /
+``_cache_misses`` (as Numba's CPU dispatcher does; visible as ``dispatcher.stats``).
+Device functions are not cached on their own: their code is inside every cached kernel that
+calls them.
+"""
+
+import hashlib
+import os
+
+from .kernel_cache import KernelCache
+
+#: Bump when the payload layout changes (part of every key).
+PAYLOAD_VERSION = 1
+
+
+def _toolkit_key():
+    """NVVM and libdevice identity of the toolkit in use: entries from another toolkit never match."""
+    from ..toolkit import get_toolkit
+
+    tk = get_toolkit()
+    key = [("cuda_major", tk.cuda_major)]
+    for name in ("nvvm", "libdevice"):
+        comp = tk.components.get(name)
+        if comp is not None and comp.found:
+            key.append((name, comp.version, comp.path))
+    return tuple(key)
+
+
+def _link_key(link):
+    """(path, content digest) of every file to link: editing a linked .cu invalidates too."""
+    out = []
+    for item in link:
+        if isinstance(item, (str, os.PathLike)):
+            path = os.path.abspath(os.fspath(item))
+            try:
+                with open(path, "rb") as f:
+                    digest = hashlib.sha256(f.read()).hexdigest()
+            except OSError:
+                digest = None
+            out.append((path, digest))
+        else:
+            data = getattr(item, "data", None)
+            out.append((repr(type(item)), hashlib.sha256(data).hexdigest() if data else repr(item)))
+    return tuple(out)
+
+
+class NoDispatcherCache:
+    """The dispatcher's cache without ``cache=True``: never hits, stores nothing."""
+
+    enabled = False
+    cache_path = None
+
+    def load_kernel(self, args):
+        return None
+
+    def save_kernel(self, args, kernel):
+        return False
+
+
+class DispatcherCache:
+    """On-disk kernels of one dispatcher (see the module docstring)."""
+
+    enabled = True
+
+    def __init__(self, dispatcher):
+        self._dispatcher = dispatcher
+        options = dispatcher.options
+        options_key = (
+            ("payload", PAYLOAD_VERSION),
+            ("options", repr(options)),
+            ("device", bool(dispatcher.device)),
+            ("link", _link_key(dispatcher.link)),
+        )
+        self.store = KernelCache(dispatcher.py_func, options_key=options_key,
+                                 toolkit_key=_toolkit_key)
+
+    @property
+    def cache_path(self):
+        return self.store.directory
+
+    @staticmethod
+    def _cc():
+        from ..compiler import capability
+
+        return capability.default_cc()
+
+    @staticmethod
+    def _sigkey(args):
+        return "(" + ", ".join(str(a) for a in args) + ")"
+
+    def load_kernel(self, args):
+        d = self._dispatcher
+        if d.device:
+            return None
+        args = tuple(args)
+        cc = self._cc()
+        payload = self.store.load(self._sigkey(args), cc)
+        if payload is None or payload.get("argtypes") != args:
+            d._cache_misses[args] += 1
+            return None
+        d._cache_hits[args] += 1
+        return CachedKernel(payload, cc, recompile=lambda: _compile_uncached(d, args))
+
+    def save_kernel(self, args, kernel):
+        if self._dispatcher.device:
+            return False
+        args = tuple(args)
+        cc = self._cc()
+        payload = {
+            "argtypes": args,
+            "signature": kernel.signature,
+            "entry_name": kernel.entry_name,
+            "options": kernel.options,
+            "link_files": list(kernel.link_files),
+            "cooperative": bool(getattr(kernel, "cooperative", False)),
+            "ptx": kernel.image(cc).ptx,
+            "llvm": kernel.library.get_llvm_str(),
+        }
+        return self.store.save(self._sigkey(args), cc, payload)
+
+
+def _compile_uncached(dispatcher, args):
+    """Compile ``args`` for real (front end and all) in place of the cached kernel."""
+    from numba.core.compiler_lock import global_compiler_lock
+
+    with global_compiler_lock:
+        cache, can_compile = dispatcher._kernel_cache, dispatcher._can_compile
+        previous = dispatcher.overloads.pop(args, None)
+        dispatcher._kernel_cache, dispatcher._can_compile = NoDispatcherCache(), True
+        try:
+            return dispatcher.compile(args)
+        except BaseException:
+            if previous is not None:
+                dispatcher.overloads[args] = previous
+            raise
+        finally:
+            dispatcher._kernel_cache, dispatcher._can_compile = cache, can_compile
+
+
+class _CachedLibrary:
+    """What ``inspect_llvm`` / ``inspect_asm`` read from a kernel's ``library``."""
+
+    def __init__(self, kernel):
+        self._kernel = kernel
+
+    def get_llvm_str(self):
+        return self._kernel._payload["llvm"]
+
+    def get_ptx(self, cc=None):
+        return self._kernel.get_ptx(cc)
+
+    get_asm_str = get_ptx
+
+    def get_ltoir(self, cc=None):
+        return self._kernel._compiled().get_ltoir(cc)
+
+
+class CachedKernel:
+    """A kernel loaded from the on-disk cache: the interface of ``CompiledKernel``.
+
+    PTX for the cached compute capability comes from the entry; for any other, and for
+    ``type_annotation`` / LTO-IR, the kernel is compiled for real once (``recompile``).
+    """
+
+    objectmode = False
+    from_cache = True
+
+    def __init__(self, payload, cc, recompile):
+        self._payload = payload
+        self._cc = tuple(cc)
+        self._recompile = recompile
+        self._real = None
+        self._images = {}
+        self.argtypes = payload["argtypes"]
+        self.signature = payload["signature"]
+        self.entry_name = payload["entry_name"]
+        self.options = payload["options"]
+        self.cooperative = payload["cooperative"]
+        self.library = _CachedLibrary(self)
+
+    link_files = property(lambda self: list(self._payload["link_files"]))
+    debug = property(lambda self: self.options.debug)
+    lineinfo = property(lambda self: self.options.lineinfo)
+    max_registers = property(lambda self: self.options.max_registers)
+
+    def _compiled(self):
+        if self._real is None:
+            self._real = self._recompile()
+        return self._real
+
+    @property
+    def type_annotation(self):
+        return self._compiled().type_annotation
+
+    def image(self, cc=None):
+        from ..compiler import capability
+        from ..compiler.kernel import KernelImage
+
+        cc = capability.check_cc(cc) if cc is not None else capability.default_cc()
+        if cc != self._cc:
+            return self._compiled().image(cc)
+        img = self._images.get(cc)
+        if img is None:
+            img = self._images[cc] = KernelImage(self, cc, self._payload["ptx"])
+        return img
+
+    def get_ptx(self, cc=None):
+        return self.image(cc).ptx
+
+    def get_ltoir(self, cc=None):
+        return self._compiled().get_ltoir(cc)
+
+    def inspect_llvm(self):
+        return self._payload["llvm"]
+
+    def inspect_asm(self, cc=None):
+        return self.get_ptx(cc)
+
+    def inspect_types(self):
+        return str(self.type_annotation)
+
+    def __repr__(self):
+        return f"<CachedKernel {self.entry_name} {self.signature} (cc {self._cc[0]}.{self._cc[1]})>"
+
+
+def dispatcher_cache(dispatcher, enabled):
+    """The cache object for ``dispatcher``: a DispatcherCache with ``cache=True``."""
+    return DispatcherCache(dispatcher) if enabled else NoDispatcherCache()
