@@ -38,7 +38,11 @@ has none); stores into integer arrays truncate like the GPU (the rewritten
 store runs in a ``try`` that costs nothing unless NumPy raises
 ``OverflowError``); ``np.int32(x)``/``numba.int32(x)`` in kernels wrap;
 ``math`` functions keep float32 as float32 and return NaN/inf instead of
-raising.  Indices (``threadIdx.x`` ...) are Python ints.
+raising.  Indices (``threadIdx.x`` ...) are Python ints.  Known difference:
+Numba's compiled code widens arithmetic on narrow integers to 64 bits
+(``int32 + int32`` is ``int64``) where NumPy's scalar rules keep 32 bits, so
+an intermediate that overflows 32 bits wraps earlier in the simulator; values
+stored back into an ``int32`` array are the same either way.
 
 Fallback: OS threads.  Code the rewriter cannot handle — no source
 available (``exec``, some REPLs), a ``lambda`` kernel, a barrier inside a
