@@ -126,3 +126,12 @@ def is_float16_supported():
 
 def is_bfloat16_supported():
     return True
+
+
+def _add_vector_types():
+    from .vectortypes import VECTOR_TYPES
+
+    globals().update(VECTOR_TYPES)
+
+
+_add_vector_types()

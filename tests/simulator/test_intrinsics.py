@@ -124,3 +124,23 @@ def test_fp16_namespace():
     assert cuda.fp16.hmax(a, b) == b and cuda.fp16.hmin(a, b) == a
     assert isinstance(cuda.fp16.hsqrt(a), np.float16)
     assert cuda.fp16.hlt(a, b) is True
+
+
+def test_vector_types():
+    @cuda.jit
+    def k(out):
+        v = cuda.float32x4(1.0, 2.0, 3.0, 4.5)
+        w = cuda.int2(7)
+        u = cuda.float32x3(cuda.float32x2(1, 2), 3)
+        v.y = 10
+        out[0] = v.x + v.y + v.z + v.w
+        out[1] = w.x + w.y
+        out[2] = u.z
+        out[3] = isinstance(v.w, np.float32)
+
+    out = np.zeros(4)
+    k[1, 1](out)
+    assert list(out) == [18.5, 14.0, 3.0, 1.0]
+    assert cuda.float4 is cuda.float32x4 and cuda.ulonglong2 is cuda.uint64x2
+    with pytest.raises(TypeError, match="takes 3 values"):
+        cuda.int3(1, 2)
