@@ -82,8 +82,9 @@ print(json.dumps({"total": total, "entries": results}))
 
 
 def run(python, code, *args, timeout=1800):
-    proc = subprocess.run([str(python), "-c", textwrap.dedent(code), *map(str, args)],
-                          capture_output=True, text=True, timeout=timeout,
+    # -P and a neutral cwd: the repository's numba_cuda/ must never shadow the reference's.
+    proc = subprocess.run([str(python), "-P", "-c", textwrap.dedent(code), *map(str, args)],
+                          capture_output=True, text=True, timeout=timeout, cwd=tempfile.gettempdir(),
                           env={**os.environ, "PYTHONWARNINGS": "ignore"})
     if proc.returncode != 0:
         raise RuntimeError(f"{python} failed:\n{proc.stderr[-3000:]}")
@@ -93,8 +94,8 @@ def run(python, code, *args, timeout=1800):
 def ensure_reference(ref_venv, base_python):
     python = ref_venv / "bin" / "python"
     if python.exists():
-        probe = subprocess.run([str(python), "-c", "import numba_cuda, numba.cuda"],
-                               capture_output=True, text=True)
+        probe = subprocess.run([str(python), "-P", "-c", "import numba_cuda, numba.cuda"],
+                               capture_output=True, text=True, cwd=tempfile.gettempdir())
         if probe.returncode == 0:
             return python
     print(f"creating the reference venv {ref_venv} with NVIDIA's numba-cuda[cu13] ...", flush=True)
@@ -150,6 +151,9 @@ def main(argv=None):
     if args.setup_only:
         return 0
     ptxas = run(args.ours, "from numba_cuda import toolkit; print(toolkit.ptxas_path())")
+    where = run(ref_python, "import numba_cuda; print(numba_cuda.__file__)")
+    if str(ROOT / "numba_cuda") in where:
+        raise RuntimeError(f"the reference venv imports this repository's numba_cuda ({where})")
     results = {"ours": measure(args.ours, args.repeat, ptxas),
                "reference": measure(ref_python, args.repeat, ptxas)}
     ours, ref = results["ours"], results["reference"]
