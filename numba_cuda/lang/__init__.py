@@ -20,4 +20,5 @@ FAMILY_MODULES = (
     "numba_cuda.lang.bits",
     "numba_cuda.lang.warp",
     "numba_cuda.lang.printing",
+    "numba_cuda.lang.libdevice_calls",
 )
