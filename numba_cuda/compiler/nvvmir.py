@@ -46,6 +46,13 @@ def mark_kernel(module, function, max_registers=None):
     annotations.add(module.add_metadata([function, "kernel", ir.IntType(32)(1)]))
     if max_registers:
         annotations.add(module.add_metadata([function, "maxnreg", ir.IntType(32)(int(max_registers))]))
+    # nvJitLink's LTO keeps only what @llvm.used reaches (the annotation is not enough there).
+    i8p = ir.IntType(8).as_pointer()
+    used_ty = ir.ArrayType(i8p, 1)
+    used = ir.GlobalVariable(module, used_ty, "llvm.used")
+    used.linkage = "appending"
+    used.section = "llvm.metadata"
+    used.initializer = ir.Constant(used_ty, [function.bitcast(i8p)])
 
 
 def empty_module_text():
