@@ -111,11 +111,6 @@ def test_broken_cu_file_is_a_linker_error_with_the_nvrtc_log(tmp_path):
         _runtime_link(compiled.get_ptx((9, 0)), (9, 0), compiled.link_files)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the compiler does not yet put kernels in @llvm.used, so nvJitLink LTO drops them "
-           "(request 1 in .coord/requests-from-linking.md); remove this marker when it XPASSes",
-)
 def test_compile_ltoir_links_with_cu_ltoir_under_lto(cu, cc):
     addone = cuda.declare_device("addone", int32(int32))
 
