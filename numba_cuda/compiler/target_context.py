@@ -109,6 +109,15 @@ class CUDATargetContext(BaseContext):
             gv.initializer = ir.Constant(gv.type.pointee, None)
         return gv
 
+    def get_constant_generic(self, builder, ty, val):
+        """A dispatcher used as a global (``dev`` in ``dev(x)``) needs no value on the device:
+        calls are lowered through its type.  Numba's CPU target registers a
+        ``lower_constant(Dispatcher)`` in the shared builtin registry that emits a host function
+        pointer; answering here keeps it out regardless of registration order."""
+        if isinstance(ty, types.Dispatcher):
+            return self.get_dummy_value()
+        return super().get_constant_generic(builder, ty, val)
+
     def make_constant_array(self, builder, typ, ary):
         """Global NumPy arrays used in kernels: delegated to the memory family's
         ``make_constant_array(context, builder, typ, ary)`` (the first family defining it)."""

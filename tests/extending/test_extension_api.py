@@ -61,7 +61,7 @@ def _compile_in_fresh_process(code):
 
 
 def test_device_function_using_the_extension():
-    # In a fresh process: see test_device_function_call_after_cpu_njit for why.
+    # In a fresh process, so the extension registers into a clean Numba.
     proc = _compile_in_fresh_process(f"""
         import importlib.util, sys
         from numba import cuda, float64
@@ -84,12 +84,6 @@ def test_device_function_using_the_extension():
     assert proc.returncode == 0 and proc.stdout.strip().endswith("ok"), proc.stderr[-3000:]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="compiler bug: after any CPU @njit compile, Numba's builtin lower_constant(Dispatcher) "
-           "makes device-function calls fail with 'dyn globals disabled' (request 4 in "
-           ".coord/requests-from-linking.md); remove this marker when it XPASSes",
-)
 def test_device_function_call_after_cpu_njit():
     proc = _compile_in_fresh_process("""
         from numba import cuda, float64, njit
