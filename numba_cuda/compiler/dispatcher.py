@@ -357,6 +357,25 @@ class CUDADispatcher(Dispatcher):
     def get_max_threads_per_block(self, signature=None):
         return self._attribute("max_threads", signature)
 
+    def max_cooperative_grid_blocks(self, blockdim, dynsmemsize=0, signature=None):
+        """The most blocks of ``blockdim`` threads a cooperative launch of this kernel can have
+        on the current device (kernels using ``cuda.cg.this_grid().sync()`` are launched
+        cooperatively and need every block resident at once).  The kernel must be compiled
+        (eager signature, ``compile`` or one launch); with several signatures, pass
+        ``signature``.  Needs a GPU (``CudaSupportError`` without a driver)."""
+        from .kernel import max_cooperative_grid_blocks
+
+        if self.device:
+            raise TypeError(f"{self.py_func.__qualname__} is a device function, not a kernel")
+        selected = self._select(signature)
+        if len(selected) != 1:
+            have = ", ".join(str(args) for args in selected) or "none"
+            raise TypeError(
+                f"{self.py_func.__qualname__}.max_cooperative_grid_blocks needs exactly one "
+                f"compiled signature or signature=...; compiled signatures: {have}")
+        kernel = next(iter(selected.values()))
+        return max_cooperative_grid_blocks(kernel, blockdim, dynsmemsize)
+
     def __repr__(self):
         kind = "device function" if self.device else "kernel"
         return f"<CUDA {kind} {self.py_func.__qualname__}>"

@@ -10,7 +10,8 @@ receives is a ``KernelImage``; its attributes are the launch interface:
                        scalars, complex: 2, tuples: recursively, booleans as uint8)
 * ``cc``            -- compute capability tuple the PTX was made for
 * ``link_files``    -- list of extra files to link (``declare_device(link=...)``), may be empty
-* ``cooperative``   -- bool, False for now
+* ``cooperative``   -- bool: the kernel synchronises the grid (``cuda.cg``), so it must be
+                       launched with ``cuLaunchCooperativeKernel``
 * ``debug``, ``lineinfo`` -- bools
 * ``max_registers`` -- int or None
 * ``kernel``        -- the ``CompiledKernel`` it came from
@@ -19,10 +20,20 @@ receives is a ``KernelImage``; its attributes are the launch interface:
 from numba.core import itanium_mangler, types
 
 
+def max_cooperative_grid_blocks(kernel, blockdim, dynsmemsize=0):
+    """The most blocks of ``blockdim`` threads (with ``dynsmemsize`` bytes of dynamic shared
+    memory) that a cooperative launch of ``kernel`` (a ``CompiledKernel`` or cached kernel) can
+    have on the current device: the driver's occupancy (blocks per multiprocessor) times the
+    multiprocessor count.  Needs a GPU: without a driver it raises ``CudaSupportError``."""
+    from ..runtime import api as runtime_api
+    from ..runtime.launch import load_kernel
+
+    cc = tuple(runtime_api.get_current_device().compute_capability)
+    return load_kernel(kernel.image(cc)).max_cooperative_grid_blocks(blockdim, dynsmemsize)
+
+
 class KernelImage:
     """A kernel specialised for one signature and one compute capability (see module docstring)."""
-
-    cooperative = False
 
     def __init__(self, kernel, cc, ptx):
         self.kernel = kernel
@@ -32,6 +43,7 @@ class KernelImage:
     entry_name = property(lambda self: self.kernel.entry_name)
     argtypes = property(lambda self: self.kernel.argtypes)
     link_files = property(lambda self: self.kernel.link_files)
+    cooperative = property(lambda self: bool(getattr(self.kernel, "cooperative", False)))
     debug = property(lambda self: self.kernel.options.debug)
     lineinfo = property(lambda self: self.kernel.options.lineinfo)
     max_registers = property(lambda self: self.kernel.options.max_registers)
@@ -79,6 +91,9 @@ class CompiledKernel:
                               debug_location)
         library.finalize()
         self.library = library
+        # set by numba_cuda.lang.cg when the code (or a device function it links) syncs the grid
+        self.cooperative = any(getattr(lib, "uses_grid_sync", False)
+                               for lib in library.all_libraries())
         self._images = {}
 
     @property
@@ -114,6 +129,10 @@ class CompiledKernel:
 
     def get_ptx(self, cc=None):
         return self.image(cc).ptx
+
+    def max_cooperative_grid_blocks(self, blockdim, dynsmemsize=0):
+        """See ``max_cooperative_grid_blocks`` in this module (needs a GPU)."""
+        return max_cooperative_grid_blocks(self, blockdim, dynsmemsize)
 
     def get_ltoir(self, cc=None):
         return self.library.get_ltoir(cc)

@@ -21,4 +21,6 @@ FAMILY_MODULES = (
     "numba_cuda.lang.warp",
     "numba_cuda.lang.printing",
     "numba_cuda.lang.libdevice_calls",
+    "numba_cuda.lang.cg",
+    "numba_cuda.lang.fp16",
 )

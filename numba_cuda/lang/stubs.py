@@ -137,5 +137,28 @@ match_all_sync = _fn("match_all_sync", "match_all_sync(mask, value) -> (mask, pr
 activemask = _fn("activemask", "Mask of the currently active threads of the warp.")
 lanemask_lt = _fn("lanemask_lt", "Mask of the lanes below the calling thread's lane.")
 
+# ---- cooperative groups (numba_cuda.lang.cg) ------------------------------------------
+cg = _namespace(
+    "cg",
+    "Cooperative groups: this_grid() gives the group of every thread of the launch; its sync() "
+    "is a grid-wide barrier (the kernel is then launched cooperatively).",
+    this_grid=_fn("cg.this_grid", "this_grid(): the grid group (sync(), size(), thread_rank())."),
+    GridGroup=Stub("numba.cuda.cg.GridGroup",
+                   "The type of this_grid()'s value; it exists only inside kernels."),
+)
+
 # ---- misc ------------------------------------------------------------------------------
 nanosleep = _fn("nanosleep", "nanosleep(ns): suspend the thread for about ns nanoseconds.")
+
+# ---- half precision (numba_cuda.lang.fp16) ---------------------------------------------
+_FP16_OPS = (
+    "hadd", "hsub", "hmul", "hdiv", "hfma", "hneg", "habs",
+    "hsqrt", "hrsqrt", "hrcp", "hexp", "hexp2", "hexp10", "hlog", "hlog2", "hlog10",
+    "hsin", "hcos", "hceil", "hfloor", "htrunc", "hrint",
+    "hmax", "hmin", "heq", "hne", "hgt", "hge", "hlt", "hle",
+)
+fp16 = _namespace(
+    "fp16",
+    "Half-precision (float16) arithmetic, math and comparisons; see numba_cuda.lang.fp16.",
+    **{op: _fn(f"fp16.{op}") for op in _FP16_OPS},
+)

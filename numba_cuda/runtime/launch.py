@@ -263,7 +263,8 @@ class LoadedKernel:
             raise LaunchConfigError(
                 f"a cooperative launch of {blocks} blocks is over the {limit} blocks that can be "
                 f"resident at once on this device for blockdim {block} (grid synchronisation "
-                f"needs every block resident); launch at most {limit} blocks")
+                f"needs every block resident); launch at most {limit} blocks, the value of "
+                f"kernel.max_cooperative_grid_blocks(blockdim)")
 
     def launch(self, griddim, blockdim, stream, sharedmem, args):
         from numba_cuda.runtime.argpack import LaunchState

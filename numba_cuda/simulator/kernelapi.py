@@ -203,6 +203,17 @@ class GridGroup:
     def sync(self):
         return _coll.grid_sync()
 
+    def size(self):
+        """Threads in the grid (as compiled: uint64)."""
+        ctx = _current("cg.this_grid().size")
+        return np.uint64(ctx.gdx * ctx.gdy * ctx.gdz * ctx.bdx * ctx.bdy * ctx.bdz)
+
+    def thread_rank(self):
+        """Rank of the calling thread in the grid, 0..size()-1 (as compiled: uint64)."""
+        ctx = _current("cg.this_grid().thread_rank")
+        block = ctx.bx + ctx.gdx * (ctx.by + ctx.gdy * ctx.bz)
+        return np.uint64(block * (ctx.bdx * ctx.bdy * ctx.bdz) + ctx.tid)
+
     def __repr__(self):
         return "<numba.cuda.cg grid group (simulator)>"
 
