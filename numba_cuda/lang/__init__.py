@@ -23,4 +23,6 @@ FAMILY_MODULES = (
     "numba_cuda.lang.libdevice_calls",
     "numba_cuda.lang.cg",
     "numba_cuda.lang.fp16",
+    "numba_cuda.lang.vectortypes",
+    "numba_cuda.lang.bf16",
 )

@@ -162,3 +162,100 @@ fp16 = _namespace(
     "Half-precision (float16) arithmetic, math and comparisons; see numba_cuda.lang.fp16.",
     **{op: _fn(f"fp16.{op}") for op in _FP16_OPS},
 )
+
+# ---- bfloat16 (numba_cuda.lang.bf16) -------------------------------------------------------
+_BF16_OPS = (
+    "htrunc", "hceil", "hfloor", "hrint", "hsqrt", "hrsqrt", "hrcp", "hlog", "hlog2", "hlog10",
+    "hcos", "hsin", "htanh", "htanh_approx", "hexp", "hexp2", "hexp10",
+    "habs", "hneg", "hadd", "hadd_rn", "hadd_sat", "hsub", "hsub_rn", "hsub_sat",
+    "hmul", "hmul_rn", "hmul_sat", "hdiv", "hfma", "hfma_sat", "hfma_relu",
+)
+bf16 = _namespace(
+    "bf16",
+    "bfloat16 values (bfloat16(x) converts a number), arithmetic and math; see numba_cuda.lang.bf16.",
+    bfloat16=_fn("bf16.bfloat16", "bfloat16(x): x (any number) rounded to bfloat16."),
+    **{op: _fn(f"bf16.{op}") for op in _BF16_OPS},
+)
+
+# ---- CUDA vector types (numba_cuda.lang.vectortypes) -------------------------------------
+_VECTOR_FIELDS = ("x", "y", "z", "w")
+#: base type name -> C spellings used as aliases (``float4`` is ``float32x4``; long is 64-bit)
+_VECTOR_BASES = {
+    "int8": ("char",), "int16": ("short",), "int32": ("int",), "int64": ("long", "longlong"),
+    "uint8": ("uchar",), "uint16": ("ushort",), "uint32": ("uint",),
+    "uint64": ("ulong", "ulonglong"), "float32": ("float",), "float64": ("double",),
+}
+
+
+class VectorValue:
+    """Base of the CUDA vector types (``float32x4`` ...).
+
+    Calling a vector type builds a value: in a kernel (components from scalars and smaller vectors
+    whose sizes add up, or one scalar for every component), or on the host, where the value can be
+    passed to a kernel as an argument.  Components are read as ``.x``, ``.y``, ``.z``, ``.w``.
+    """
+
+    __slots__ = ()
+    base_type = None  # the NumPy scalar type of the components
+    num_elements = 0
+
+    def __init__(self, *values):
+        flat = []
+        for value in values:
+            if isinstance(value, VectorValue):
+                flat.extend(value)
+            else:
+                flat.append(value)
+        if len(flat) == 1:
+            flat = flat * self.num_elements
+        if len(flat) != self.num_elements:
+            raise TypeError(f"{type(self).__name__} takes {self.num_elements} components "
+                            f"(scalars or vectors), got {len(flat)}")
+        for field, value in zip(self.__slots__, flat):
+            object.__setattr__(self, field, self.base_type(value))
+
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, self.base_type(value))
+
+    def __iter__(self):
+        return iter([getattr(self, f) for f in self.__slots__])
+
+    def __eq__(self, other):
+        return type(self) is type(other) and tuple(self) == tuple(other)
+
+    __hash__ = None
+
+    def __repr__(self):
+        return f"{type(self).__name__}({', '.join(repr(v.item()) for v in self)})"
+
+    @property
+    def _numba_type_(self):
+        """The value's Numba type, so that it can be a kernel argument."""
+        from .vectortypes import vector_type
+
+        return vector_type(type(self).__name__)
+
+
+def _vector_types():
+    import numpy as np
+
+    made = {}
+    for base, aliases in _VECTOR_BASES.items():
+        for n in range(1, 5):
+            name = f"{base}x{n}"
+            cls = type(name, (VectorValue,), {
+                "__slots__": _VECTOR_FIELDS[:n], "__module__": "numba.cuda",
+                "base_type": getattr(np, base), "num_elements": n,
+                "__doc__": f"CUDA vector type of {n} {base} component(s) "
+                           f"({', '.join(_VECTOR_FIELDS[:n])}); C names: "
+                           f"{', '.join(a + str(n) for a in aliases)}.",
+            })
+            made[name] = cls
+            for alias in aliases:
+                made[f"{alias}{n}"] = cls
+    return made
+
+
+#: public name -> vector type (aliases included)
+VECTOR_TYPES = _vector_types()
+globals().update(VECTOR_TYPES)

@@ -1,0 +1,500 @@
+"""bfloat16 in kernels: ``cuda.bf16.bfloat16(x)``, conversions, operators and ``cuda.bf16.*``.
+
+A bfloat16 value is 16 bits (sign, 8 exponent bits, 7 mantissa bits: float32 with the low half
+dropped), held as an ``i16`` because the LLVM dialect libNVVM reads for sm_75..90 has no
+``bfloat`` type.  What each operation becomes depends on the compute capability being compiled for
+(chosen by libNVVM, see ``numba_cuda.lang.archselect``):
+
+==============================  ======================  =========================  ====================
+operation                       sm_90 and newer         sm_80, sm_86, sm_89        older
+==============================  ======================  =========================  ====================
+``+ - *``, ``hadd hsub hmul``   ``add/sub/mul.rn.bf16``  ``fma.rn.bf16`` with 1/-0  float32, rounded
+``hfma``                        ``fma.rn.bf16``         ``fma.rn.bf16``            float64, rounded
+``-x``/``abs``, ``hneg habs``   ``neg/abs.bf16``        ``neg/abs.bf16``           sign-bit arithmetic
+``float32 -> bfloat16``         ``cvt.rn.bf16.f32``     ``cvt.rn.bf16.f32``        integer rounding
+==============================  ======================  =========================  ====================
+
+Everything else computes in float32 (exact for bfloat16 inputs) and rounds once to nearest-even:
+``/``, ``hdiv``, ``hrcp``, comparisons, the ``_sat`` variants (clamped to [0, 1], NaN -> +0) and
+the math functions (``hsqrt hrsqrt hexp hexp2 hexp10 hlog hlog2 hlog10 hsin hcos htanh htrunc
+hceil hfloor hrint``); ``htanh_approx`` is ``tanh.approx.bf16`` on sm_90.  ``_rn`` variants are
+the plain operations (which are never contracted).  ``hfma_relu`` clamps negative results to 0.
+
+Conversions: ``bfloat16(x)`` from any number rounds to nearest-even once (float64 and integers go
+through float32 with round-to-odd, so there is no double rounding up to 2**53); ``float32(b)``,
+``float64(b)``, ``int(b)`` ... convert back (float32 exactly).  In operators, bfloat16 with
+bfloat16 or an integer literal stays bfloat16; with a float32/float16 it computes in float32,
+with a float64 or an integer variable in float64.  Host arrays of bfloat16 are not supported
+(NumPy has no bfloat16 dtype): load float32 and convert in the kernel.
+"""
+
+import operator
+
+from llvmlite import ir
+from numba.core import errors, types
+from numba.core.datamodel import models
+from numba.core.extending import register_model
+from numba.core.imputils import Registry as LoweringRegistry
+from numba.core.typing.templates import AbstractTemplate, Registry as TypingRegistry, signature
+
+from . import archselect, stubs
+from . import libdevice_functions as libdevice
+
+typing_registry = TypingRegistry()
+lowering_registry = LoweringRegistry("numba_cuda.lang.bf16")
+lower = lowering_registry.lower
+
+_i1 = ir.IntType(1)
+_i16 = ir.IntType(16)
+_i32 = ir.IntType(32)
+_f32 = ir.FloatType()
+_f64 = ir.DoubleType()
+_CUDA_TARGET = {"target": "cuda"}
+#: add/sub/mul.rn.bf16, tanh.approx.bf16
+BF16_ARITHMETIC_CC = (9, 0)
+#: fma.rn.bf16, neg/abs.bf16, cvt.rn.bf16.f32
+BF16_FMA_CC = (8, 0)
+_ONE, _MINUS_ONE, _MINUS_ZERO, _CANONICAL_NAN = 0x3F80, 0xBF80, 0x8000, 0x7FFF
+
+
+class Bfloat16Type(types.Number):
+    """The Numba type of bfloat16 values."""
+
+    bitwidth = 16
+
+    def __init__(self):
+        super().__init__(name="bfloat16")
+
+    def unify(self, typingctx, other):
+        return self if other == self else None
+
+
+bfloat16 = Bfloat16Type()
+
+
+@register_model(Bfloat16Type)
+class Bfloat16Model(models.PrimitiveModel):
+    def __init__(self, dmm, fe_type):
+        super().__init__(dmm, fe_type, _i16)
+
+
+def is_bfloat16_supported():
+    """True: bfloat16 compiles for every compute capability (native instructions from sm_80,
+    float32 arithmetic with bfloat16 rounding below)."""
+    return True
+
+
+# ---- bit-level helpers -------------------------------------------------------------------
+
+
+def _const16(value):
+    return ir.Constant(_i16, value)
+
+
+def _asm(builder, text, constraints, rettype, args):
+    fnty = ir.FunctionType(rettype, [a.type for a in args])
+    return builder.call(ir.InlineAsm(fnty, text, constraints), args)
+
+
+def to_float32(builder, bits):
+    """bfloat16 bits -> float32 (exact: the bits are the float32's upper half)."""
+    wide = builder.shl(builder.zext(bits, _i32), ir.Constant(_i32, 16))
+    return builder.bitcast(wide, _f32)
+
+
+def _round_float32_software(builder, value):
+    """float32 -> bfloat16 bits, round to nearest-even, NaN kept quiet."""
+    bits = builder.bitcast(value, _i32)
+    upper = builder.lshr(bits, ir.Constant(_i32, 16))
+    lsb = builder.and_(upper, ir.Constant(_i32, 1))
+    bias = builder.add(ir.Constant(_i32, 0x7FFF), lsb)
+    rounded = builder.lshr(builder.add(bits, bias), ir.Constant(_i32, 16))
+    quiet_nan = builder.or_(upper, ir.Constant(_i32, 0x40))
+    is_nan = builder.fcmp_unordered("uno", value, value)
+    return builder.trunc(builder.select(is_nan, quiet_nan, rounded), _i16)
+
+
+def from_float32(builder, value):
+    """float32 -> bfloat16 bits, round to nearest-even."""
+    return archselect.select_by_arch(
+        builder, _i16,
+        [(BF16_FMA_CC, lambda b: _asm(b, "cvt.rn.bf16.f32 $0, $1;", "=h,f", _i16, [value]))],
+        lambda b: _round_float32_software(b, value))
+
+
+def from_float64(builder, value):
+    """float64 -> bfloat16 bits with a single rounding: to float32 rounding to odd (toward zero,
+    then the last bit set if anything was lost), then to nearest-even."""
+    truncated = _asm(builder, "cvt.rz.f32.f64 $0, $1;", "=f,d", _f32, [value])
+    exact = builder.fcmp_ordered("==", builder.fpext(truncated, _f64), value)
+    bits = builder.bitcast(truncated, _i32)
+    odd = builder.select(exact, bits, builder.or_(bits, ir.Constant(_i32, 1)))
+    return from_float32(builder, builder.bitcast(odd, _f32))
+
+
+def _bits_op(builder, bits, kind):
+    if kind == "abs":
+        return builder.and_(bits, _const16(0x7FFF))
+    return builder.xor(bits, _const16(0x8000))
+
+
+def _native_unary(builder, bits, kind):
+    return archselect.select_by_arch(
+        builder, _i16,
+        [(BF16_FMA_CC, lambda b: _asm(b, f"{kind}.bf16 $0, $1;", "=h,h", _i16, [bits]))],
+        lambda b: _bits_op(b, bits, kind))
+
+
+def _fma_with_constant(builder, a, constant, c):
+    """``fma.rn.bf16 d, a, <constant>, c`` (how sm_80 adds and subtracts)."""
+    text = ("{ .reg .b16 k; mov.b16 k, " + f"0x{constant:04X}" + "; fma.rn.bf16 $0, $1, k, $2; }")
+    return _asm(builder, text, "=h,h,h", _i16, [a, c])
+
+
+def _via_float32(builder, args, compute):
+    return from_float32(builder, compute(builder, *[to_float32(builder, a) for a in args]))
+
+
+_FLOAT32_OPS = {"add": "fadd", "sub": "fsub", "mul": "fmul", "div": "fdiv"}
+
+
+def arithmetic(builder, kind, a, b):
+    """bfloat16 bits of ``a <kind> b`` (kind: add, sub, mul, div)."""
+
+    def float32(bld):
+        return _via_float32(bld, (a, b), lambda x, p, q: getattr(x, _FLOAT32_OPS[kind])(p, q))
+
+    if kind == "div":
+        return float32(builder)
+    choices = [(BF16_ARITHMETIC_CC, lambda x: _asm(x, f"{kind}.rn.bf16 $0, $1, $2;", "=h,h,h", _i16, [a, b]))]
+    if kind == "add":
+        choices.append((BF16_FMA_CC, lambda x: _fma_with_constant(x, a, _ONE, b)))
+    elif kind == "sub":
+        choices.append((BF16_FMA_CC, lambda x: _fma_with_constant(x, b, _MINUS_ONE, a)))
+    else:
+        choices.append((BF16_FMA_CC, lambda x: _asm(x, "fma.rn.bf16 $0, $1, $2, $3;", "=h,h,h,h", _i16,
+                                                      [a, b, _const16(_MINUS_ZERO)])))
+    return archselect.select_by_arch(builder, _i16, choices, float32)
+
+
+def fused_multiply_add(builder, a, b, c, relu=False):
+    """bfloat16 bits of ``a * b + c`` with one rounding (``relu``: negative results become 0)."""
+    modifier = ".relu" if relu else ""
+
+    def float64(bld):
+        wide = [bld.fpext(to_float32(bld, v), _f64) for v in (a, b, c)]
+        # the product of two bfloat16 values is exact in float64; the sum is rounded once to
+        # float64, then once to bfloat16
+        result = from_float64(bld, bld.fadd(bld.fmul(wide[0], wide[1]), wide[2]))
+        return _relu_bits(bld, result) if relu else result
+
+    native = (BF16_FMA_CC, lambda bld: _asm(bld, f"fma.rn{modifier}.bf16 $0, $1, $2, $3;", "=h,h,h,h",
+                                            _i16, [a, b, c]))
+    return archselect.select_by_arch(builder, _i16, [native], float64)
+
+
+def _relu_bits(builder, bits):
+    value = to_float32(builder, bits)
+    negative = builder.fcmp_ordered("<", value, ir.Constant(_f32, 0.0))
+    is_nan = builder.fcmp_unordered("uno", value, value)
+    out = builder.select(negative, _const16(0), bits)
+    return builder.select(is_nan, _const16(_CANONICAL_NAN), out)
+
+
+def _saturate(builder, bits):
+    """Clamp to [0, 1]; NaN becomes +0."""
+    value = to_float32(builder, bits)
+    above_zero = builder.fcmp_ordered(">", value, ir.Constant(_f32, 0.0))
+    below_one = builder.fcmp_ordered("<", value, ir.Constant(_f32, 1.0))
+    clipped = builder.select(below_one, bits, _const16(_ONE))
+    return builder.select(above_zero, clipped, _const16(0))
+
+
+# ---- casts -------------------------------------------------------------------------------
+
+
+@lowering_registry.lower_cast(types.Float, Bfloat16Type)
+def _float_to_bf16(context, builder, fromty, toty, value):
+    if fromty == types.float64:
+        return from_float64(builder, value)
+    if fromty != types.float32:
+        value = builder.fpext(value, _f32)  # float16: exact
+    return from_float32(builder, value)
+
+
+@lowering_registry.lower_cast(types.Integer, Bfloat16Type)
+def _int_to_bf16(context, builder, fromty, toty, value):
+    convert = builder.sitofp if fromty.signed else builder.uitofp
+    return from_float64(builder, convert(value, _f64))
+
+
+@lowering_registry.lower_cast(types.Boolean, Bfloat16Type)
+def _bool_to_bf16(context, builder, fromty, toty, value):
+    return builder.select(value, _const16(_ONE), _const16(0))
+
+
+@lowering_registry.lower_cast(types.IntegerLiteral, Bfloat16Type)
+def _literal_to_bf16(context, builder, fromty, toty, value):
+    literal = context.get_constant_generic(builder, fromty.literal_type, fromty.literal_value)
+    return _int_to_bf16(context, builder, fromty.literal_type, toty, literal)
+
+
+@lowering_registry.lower_cast(Bfloat16Type, types.Float)
+def _bf16_to_float(context, builder, fromty, toty, value):
+    wide = to_float32(builder, value)
+    return context.cast(builder, wide, types.float32, toty)
+
+
+@lowering_registry.lower_cast(Bfloat16Type, types.Integer)
+def _bf16_to_int(context, builder, fromty, toty, value):
+    return context.cast(builder, to_float32(builder, value), types.float32, toty)
+
+
+@lowering_registry.lower_cast(Bfloat16Type, types.Boolean)
+def _bf16_to_bool(context, builder, fromty, toty, value):
+    return builder.fcmp_unordered("!=", to_float32(builder, value), ir.Constant(_f32, 0.0))
+
+
+@lower(bool, Bfloat16Type)
+def _lower_bool(context, builder, sig, args):
+    return _bf16_to_bool(context, builder, sig.args[0], types.boolean, args[0])
+
+
+# ---- typing: constructor and operators ---------------------------------------------------
+
+
+class _Constructor(AbstractTemplate):
+    key = stubs.bf16.bfloat16
+
+    def generic(self, args, kws):
+        if kws or len(args) != 1:
+            raise errors.TypingError("cuda.bf16.bfloat16(x) takes exactly one positional argument")
+        (arg,) = args
+        if not isinstance(arg, (types.Number, types.Boolean)):
+            raise errors.TypingError(f"cuda.bf16.bfloat16(x): x must be a number, not {arg}")
+        return signature(bfloat16, arg)
+
+
+typing_registry.register_global(stubs.bf16.bfloat16, types.Function(_Constructor))
+
+
+@lower(stubs.bf16.bfloat16, types.Any)
+def _lower_constructor(context, builder, sig, args):
+    return context.cast(builder, args[0], sig.args[0], bfloat16)
+
+
+_ARITHMETIC = {
+    operator.add: "add", operator.iadd: "add", operator.sub: "sub", operator.isub: "sub",
+    operator.mul: "mul", operator.imul: "mul", operator.truediv: "div", operator.itruediv: "div",
+}
+_COMPARISONS = {
+    operator.eq: ("ordered", "=="), operator.ne: ("unordered", "!="), operator.lt: ("ordered", "<"),
+    operator.le: ("ordered", "<="), operator.gt: ("ordered", ">"), operator.ge: ("ordered", ">="),
+}
+
+
+def _operand_types(a, b):
+    """(computation type) for a binary operation involving a bfloat16, or None."""
+    if a != bfloat16 and b != bfloat16:
+        return None
+    other = b if a == bfloat16 else a
+    if other == bfloat16 or isinstance(other, types.IntegerLiteral):
+        return bfloat16
+    if other in (types.float16, types.float32):
+        return types.float32
+    if isinstance(other, (types.Float, types.Integer, types.Boolean)):
+        return types.float64
+    return None
+
+
+def _binary_template(op, comparison):
+    class Bf16Binary(AbstractTemplate):
+        key = op
+        metadata = _CUDA_TARGET
+        prefer_literal = True
+
+        def generic(self, args, kws):
+            if kws or len(args) != 2:
+                return None
+            common = _operand_types(*args)
+            if common is None:
+                return None
+            return signature(types.boolean if comparison else common, common, common)
+
+    typing_registry.register_global(op, types.Function(Bf16Binary))
+
+
+for _op in _ARITHMETIC:
+    _binary_template(_op, comparison=False)
+for _op in _COMPARISONS:
+    _binary_template(_op, comparison=True)
+
+
+def _unary_template(op):
+    class Bf16Unary(AbstractTemplate):
+        key = op
+        metadata = _CUDA_TARGET
+
+        def generic(self, args, kws):
+            if kws or len(args) != 1 or args[0] != bfloat16:
+                return None
+            return signature(bfloat16, bfloat16)
+
+    typing_registry.register_global(op, types.Function(Bf16Unary))
+
+
+for _op in (operator.neg, operator.pos, abs):
+    _unary_template(_op)
+
+
+def _lower_arithmetic(kind):
+    def impl(context, builder, sig, args):
+        return arithmetic(builder, kind, *args)
+
+    return impl
+
+
+for _op, _kind in _ARITHMETIC.items():
+    lower(_op, Bfloat16Type, Bfloat16Type)(_lower_arithmetic(_kind))
+
+
+def _lower_comparison(kind, predicate):
+    def impl(context, builder, sig, args):
+        a, b = (to_float32(builder, v) for v in args)
+        compare = builder.fcmp_ordered if kind == "ordered" else builder.fcmp_unordered
+        return compare(predicate, a, b)
+
+    return impl
+
+
+for _op, (_kind, _pred) in _COMPARISONS.items():
+    lower(_op, Bfloat16Type, Bfloat16Type)(_lower_comparison(_kind, _pred))
+
+
+@lower(operator.neg, Bfloat16Type)
+def _lower_neg(context, builder, sig, args):
+    return _native_unary(builder, args[0], "neg")
+
+
+@lower(abs, Bfloat16Type)
+def _lower_abs(context, builder, sig, args):
+    return _native_unary(builder, args[0], "abs")
+
+
+@lower(operator.pos, Bfloat16Type)
+def _lower_pos(context, builder, sig, args):
+    return args[0]
+
+
+# ---- cuda.bf16 functions -----------------------------------------------------------------
+
+#: name -> libdevice float32 function
+_VIA_FLOAT32 = {
+    "htrunc": "truncf", "hceil": "ceilf", "hfloor": "floorf", "hrint": "rintf",
+    "hsqrt": "sqrtf", "hrsqrt": "rsqrtf", "hlog": "logf", "hlog2": "log2f", "hlog10": "log10f",
+    "hcos": "cosf", "hsin": "sinf", "htanh": "tanhf", "hexp": "expf", "hexp2": "exp2f",
+    "hexp10": "exp10f",
+}
+_BINARY = {
+    "hadd": ("add", None), "hadd_rn": ("add", None), "hadd_sat": ("add", "sat"),
+    "hsub": ("sub", None), "hsub_rn": ("sub", None), "hsub_sat": ("sub", "sat"),
+    "hmul": ("mul", None), "hmul_rn": ("mul", None), "hmul_sat": ("mul", "sat"),
+    "hdiv": ("div", None),
+}
+_TERNARY = ("hfma", "hfma_sat", "hfma_relu")
+_UNARY_BITS = ("habs", "hneg")
+_OTHER = ("hrcp", "htanh_approx")
+
+#: Every ``cuda.bf16`` function besides the ``bfloat16`` constructor.
+BF16_FUNCTIONS = tuple(_VIA_FLOAT32) + tuple(_BINARY) + _TERNARY + _UNARY_BITS + _OTHER
+
+
+def _check_table():
+    for name in BF16_FUNCTIONS:
+        if not hasattr(stubs.bf16, name):
+            raise AssertionError(f"cuda.bf16.{name} has no stub")
+    for fn in _VIA_FLOAT32.values():
+        if fn not in libdevice.FUNCTIONS:
+            raise AssertionError(f"__nv_{fn} is not a libdevice function")
+
+
+_check_table()
+
+
+def _function_template(name, arity):
+    stub = getattr(stubs.bf16, name)
+    qualname = f"cuda.bf16.{name}"
+
+    class Bf16Function(AbstractTemplate):
+        key = stub
+
+        def generic(self, args, kws):
+            if kws or len(args) != arity:
+                raise errors.TypingError(f"{qualname} takes exactly {arity} positional argument(s)")
+            for arg in args:
+                if arg != bfloat16 and not isinstance(arg, types.IntegerLiteral):
+                    raise errors.TypingError(
+                        f"{qualname} takes bfloat16 values, got {arg}; convert with "
+                        "cuda.bf16.bfloat16(x)")
+            return signature(bfloat16, *([bfloat16] * arity))
+
+    typing_registry.register_global(stub, types.Function(Bf16Function))
+    return stub
+
+
+def _lower_via_float32(function):
+    def impl(context, builder, sig, args):
+        return _via_float32(builder, args, lambda b, x: libdevice.call(b, function, [x]))
+
+    return impl
+
+
+for _name, _function in _VIA_FLOAT32.items():
+    lower(_function_template(_name, 1), Bfloat16Type)(_lower_via_float32(_function))
+
+
+def _lower_binary(kind, post):
+    def impl(context, builder, sig, args):
+        result = arithmetic(builder, kind, *args)
+        return _saturate(builder, result) if post == "sat" else result
+
+    return impl
+
+
+for _name, (_kind, _post) in _BINARY.items():
+    lower(_function_template(_name, 2), Bfloat16Type, Bfloat16Type)(_lower_binary(_kind, _post))
+
+
+@lower(_function_template("hfma", 3), Bfloat16Type, Bfloat16Type, Bfloat16Type)
+def _lower_hfma(context, builder, sig, args):
+    return fused_multiply_add(builder, *args)
+
+
+@lower(_function_template("hfma_sat", 3), Bfloat16Type, Bfloat16Type, Bfloat16Type)
+def _lower_hfma_sat(context, builder, sig, args):
+    return _saturate(builder, fused_multiply_add(builder, *args))
+
+
+@lower(_function_template("hfma_relu", 3), Bfloat16Type, Bfloat16Type, Bfloat16Type)
+def _lower_hfma_relu(context, builder, sig, args):
+    return fused_multiply_add(builder, *args, relu=True)
+
+
+for _name in _UNARY_BITS:
+    lower(_function_template(_name, 1), Bfloat16Type)(
+        (lambda kind: lambda context, builder, sig, args: _native_unary(builder, args[0], kind))(_name[1:]))
+
+
+@lower(_function_template("hrcp", 1), Bfloat16Type)
+def _lower_hrcp(context, builder, sig, args):
+    one = ir.Constant(_f32, 1.0)
+    return _via_float32(builder, args, lambda b, x: b.fdiv(one, x))
+
+
+@lower(_function_template("htanh_approx", 1), Bfloat16Type)
+def _lower_htanh_approx(context, builder, sig, args):
+    (bits,) = args
+    return archselect.select_by_arch(
+        builder, _i16,
+        [(BF16_ARITHMETIC_CC, lambda b: _asm(b, "tanh.approx.bf16 $0, $1;", "=h,h", _i16, [bits]))],
+        lambda b: _via_float32(b, args, lambda bb, x: libdevice.call(bb, "tanhf", [x])))

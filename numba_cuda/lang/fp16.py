@@ -1,0 +1,399 @@
+"""Half precision: ``float16`` scalars and arrays in kernels, and ``cuda.fp16.*``.
+
+``float16`` is LLVM's ``half``.  libNVVM selects the PTX half instructions for it on sm_53 and newer
+(``add.f16``, ``sub.f16``, ``mul.f16``, ``fma.rn.f16``, ``setp.<op>.f16``) and computes in float32
+with a rounding ``cvt.rn.f16.f32`` on older GPUs (CUDA 12 only), so every compute capability works.
+
+Operators
+    ``+ - * /`` (and ``+= -= *= /=``), unary ``-``/``+``, ``abs`` and the comparisons on two float16
+    values give float16 (comparisons: bool).  An integer *literal* operand stays float16 too
+    (``h * 2``), as NumPy 2 does with Python ints.  Mixed with float32/float64 or integer
+    variables the usual promotion applies (``float16 + float32 -> float32``).  Division is
+    computed in float32 and rounded once (exact for half).  ``float16(x)``, ``np.float16(x)``
+    convert from any number; ``float32(h)``, ``int(h)`` ... convert back.
+
+``cuda.fp16``
+    =======================================  ====================================================
+    ``hadd hsub hmul hdiv``                   ``add.f16`` ``sub.f16`` ``mul.f16``; ``hdiv`` as ``/``
+    ``hfma(a, b, c)``                         ``fma.rn.f16`` (one rounding)
+    ``hneg habs``                             ``neg.f16`` ``abs.f16`` (sign-bit ops below sm_53)
+    ``hsqrt hrsqrt hrcp hexp hexp2 hexp10``   float32 libdevice function, rounded to half
+    ``hlog hlog2 hlog10 hsin hcos``           (``cvt.rn.f16.f32``)
+    ``hceil hfloor htrunc hrint``             the same (exact)
+    ``hmax hmin``                             the larger/smaller; a NaN operand loses to a number
+    ``heq hne hgt hge hlt hle``               bool; like ``== != > >= < <=`` (``hne`` is true for NaN)
+    =======================================  ====================================================
+
+    Arguments of other numeric types are converted to float16 first.
+
+Atomics
+    ``cuda.atomic.add`` / ``cuda.atomic.sub`` on float16 arrays: ``atom.add.noftz.f16`` on sm_70 and
+    newer, a compare-and-swap loop on the enclosing 32-bit word below (CUDA 12's sm_5x/6x).  The other
+    atomic operations do not take float16 arrays (their TypingError lists what they take).
+"""
+
+import operator
+
+from llvmlite import ir
+from numba.core import cgutils, errors, types
+from numba.core.datamodel import models
+from numba.core.imputils import Registry as LoweringRegistry
+from numba.core.typing.templates import (
+    AbstractTemplate,
+    ConcreteTemplate,
+    Registry as TypingRegistry,
+    signature,
+)
+
+from . import archselect, atomics, stubs
+from . import libdevice_functions as libdevice
+
+typing_registry = TypingRegistry()
+lowering_registry = LoweringRegistry("numba_cuda.lang.fp16")
+lower = lowering_registry.lower
+
+f16, f32 = types.float16, types.float32
+_half = ir.HalfType()
+_i16 = ir.IntType(16)
+_i32 = ir.IntType(32)
+_i64 = ir.IntType(64)
+_SIGN = 0x8000
+_MAGNITUDE = 0x7FFF
+#: Native half arithmetic (PTX add.f16 & co., neg.f16, abs.f16) exists from sm_53.
+HALF_ARITHMETIC_CC = (5, 3)
+#: atom.add.noftz.f16 exists from sm_70.
+HALF_ATOMIC_ADD_CC = (7, 0)
+_CUDA_TARGET = {"target": "cuda"}
+
+
+def is_float16_supported():
+    """True: float16 compiles for every compute capability the installed libNVVM accepts (native
+    half instructions from sm_53, float32 arithmetic with half rounding below)."""
+    return True
+
+
+# ---- data model --------------------------------------------------------------------------
+
+
+class HalfModel(models.PrimitiveModel):
+    """float16 is LLVM ``half`` (2 bytes, 2-byte aligned)."""
+
+    def __init__(self, dmm, fe_type):
+        super().__init__(dmm, fe_type, _half)
+
+
+def _float_model(dmm, fe_type):
+    if fe_type == f16:
+        return HalfModel(dmm, fe_type)
+    return models.FloatModel(dmm, fe_type)
+
+
+def register_data_models(manager):
+    """Compiler hook: give ``types.Float`` a model that also knows float16, in the CUDA target's
+    own data-model manager (Numba's default manager is left alone)."""
+    manager.register(types.Float, _float_model)
+
+
+# ---- typing: operators -------------------------------------------------------------------
+
+_ARITHMETIC = (
+    operator.add, operator.sub, operator.mul, operator.truediv,
+    operator.iadd, operator.isub, operator.imul, operator.itruediv,
+)
+_COMPARISONS = (operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge)
+
+
+def _stays_half(a, b):
+    """A binary operation on ``a`` and ``b`` computes in float16: both float16, or one float16
+    and the other an integer literal (a weak Python int)."""
+    if a == f16 and b == f16:
+        return True
+    return (a == f16 and isinstance(b, types.IntegerLiteral)) or (
+        b == f16 and isinstance(a, types.IntegerLiteral))
+
+
+def _binary_operator(op, result):
+    class HalfBinary(AbstractTemplate):
+        key = op
+        metadata = _CUDA_TARGET  # tried before Numba's generic templates, which promote to float32
+        prefer_literal = True
+
+        def generic(self, args, kws):
+            if kws or len(args) != 2 or not _stays_half(*args):
+                return None
+            return signature(result, f16, f16)
+
+    typing_registry.register_global(op, types.Function(HalfBinary))
+
+
+for _op in _ARITHMETIC:
+    _binary_operator(_op, f16)
+for _op in _COMPARISONS:
+    _binary_operator(_op, types.boolean)
+
+
+def _unary_operator(op):
+    class HalfUnary(AbstractTemplate):
+        key = op
+        metadata = _CUDA_TARGET
+
+        def generic(self, args, kws):
+            if kws or len(args) != 1 or args[0] != f16:
+                return None
+            return signature(f16, f16)
+
+    typing_registry.register_global(op, types.Function(HalfUnary))
+
+
+for _op in (operator.neg, operator.pos, abs):
+    _unary_operator(_op)
+
+# Numba's generic lowering covers + - * (fadd ... on half), comparisons (fcmp), unary -/+ and
+# casts (fpext/fptrunc/fptosi/sitofp).  Its division tests for zero with a helper that does not
+# know ``half``, and its ``abs`` goes through math.fabs: those two are ours.
+
+
+@lower(operator.truediv, types.float16, types.float16)
+@lower(operator.itruediv, types.float16, types.float16)
+def _lower_truediv(context, builder, sig, args):
+    numerator, denominator = args
+    is_zero = builder.fcmp_ordered("==", denominator, ir.Constant(_half, 0.0))
+    with builder.if_then(is_zero, likely=False):
+        # a no-op under the default (numpy) error model; ZeroDivisionError with debug=True
+        context.error_model.fp_zero_division(builder, ("division by zero",))
+    return builder.fdiv(numerator, denominator)
+
+
+def _sign_bit_op(builder, value, kind):
+    bits = builder.bitcast(value, _i16)
+    if kind == "abs":
+        bits = builder.and_(bits, ir.Constant(_i16, _MAGNITUDE))
+    else:
+        bits = builder.xor(bits, ir.Constant(_i16, _SIGN))
+    return builder.bitcast(bits, _half)
+
+
+def _native_or_bits(builder, value, kind):
+    """``neg.f16``/``abs.f16`` on sm_53+, the same by sign-bit arithmetic below."""
+
+    def native(b):
+        asm = ir.InlineAsm(ir.FunctionType(_i16, [_i16]), f"{kind}.f16 $0, $1;", "=h,h")
+        return b.bitcast(b.call(asm, [b.bitcast(value, _i16)]), _half)
+
+    return archselect.select_by_arch(builder, _half, [(HALF_ARITHMETIC_CC, native)],
+                                     lambda b: _sign_bit_op(b, value, kind))
+
+
+@lower(abs, types.float16)
+def _lower_abs(context, builder, sig, args):
+    return _native_or_bits(builder, args[0], "abs")
+
+
+# ---- cuda.fp16 -----------------------------------------------------------------------------
+
+#: name -> LLVM binary instruction (IRBuilder method)
+_FP16_BINARY = {"hadd": "fadd", "hsub": "fsub", "hmul": "fmul", "hdiv": "fdiv"}
+#: name -> libdevice float32 function computing it (rounded back to half)
+_FP16_VIA_FLOAT32 = {
+    "hsqrt": "sqrtf", "hrsqrt": "rsqrtf", "hexp": "expf", "hexp2": "exp2f", "hexp10": "exp10f",
+    "hlog": "logf", "hlog2": "log2f", "hlog10": "log10f", "hsin": "sinf", "hcos": "cosf",
+    "hceil": "ceilf", "hfloor": "floorf", "htrunc": "truncf", "hrint": "rintf",
+}
+#: libdevice float32 functions with a fast approximate variant used under fastmath=True
+_FAST = {"sinf": "fast_sinf", "cosf": "fast_cosf", "expf": "fast_expf", "logf": "fast_logf",
+         "log2f": "fast_log2f", "log10f": "fast_log10f"}
+#: name -> (fcmp kind, LLVM predicate)
+_FP16_COMPARISONS = {
+    "heq": ("ordered", "=="), "hne": ("unordered", "!="), "hgt": ("ordered", ">"),
+    "hge": ("ordered", ">="), "hlt": ("ordered", "<"), "hle": ("ordered", "<="),
+}
+_FP16_UNARY_NATIVE = ("hneg", "habs")
+_FP16_EXTREMA = ("hmax", "hmin")
+
+#: Every ``cuda.fp16`` function, for the stub namespace and the tests.
+FP16_FUNCTIONS = (
+    tuple(_FP16_BINARY) + ("hfma",) + _FP16_UNARY_NATIVE + tuple(_FP16_VIA_FLOAT32) + ("hrcp",)
+    + _FP16_EXTREMA + tuple(_FP16_COMPARISONS)
+)
+
+
+def _check_table():
+    for name in FP16_FUNCTIONS:
+        if not hasattr(stubs.fp16, name):
+            raise AssertionError(f"cuda.fp16.{name} has no stub")
+    for fn in list(_FP16_VIA_FLOAT32.values()) + list(_FAST.values()):
+        if fn not in libdevice.FUNCTIONS:
+            raise AssertionError(f"__nv_{fn} is not a libdevice function")
+
+
+_check_table()
+
+
+def _concrete(name, cases):
+    stub = getattr(stubs.fp16, name)
+
+    class Fp16Template(ConcreteTemplate):
+        key = stub
+
+    Fp16Template.cases = list(cases)
+    typing_registry.register_global(stub, types.Function(Fp16Template))
+    return stub
+
+
+def _lower_binary(instruction):
+    def impl(context, builder, sig, args):
+        return getattr(builder, instruction)(*args)
+
+    return impl
+
+
+for _name, _instr in _FP16_BINARY.items():
+    lower(_concrete(_name, [signature(f16, f16, f16)]), f16, f16)(_lower_binary(_instr))
+
+
+@lower(_concrete("hfma", [signature(f16, f16, f16, f16)]), f16, f16, f16)
+def _lower_hfma(context, builder, sig, args):
+    fma = cgutils.get_or_insert_function(builder.module, ir.FunctionType(_half, [_half] * 3),
+                                         "llvm.fma.f16")
+    return builder.call(fma, list(args))
+
+
+def _lower_native_unary(kind):
+    def impl(context, builder, sig, args):
+        return _native_or_bits(builder, args[0], kind)
+
+    return impl
+
+
+for _name in _FP16_UNARY_NATIVE:
+    lower(_concrete(_name, [signature(f16, f16)]), f16)(_lower_native_unary(_name[1:]))
+
+
+def _via_float32(context, builder, value, compute):
+    wide = builder.fpext(value, ir.FloatType())
+    return builder.fptrunc(compute(wide), _half)
+
+
+def _lower_via_float32(function):
+    def impl(context, builder, sig, args):
+        name = function
+        if getattr(context, "fastmath", False):
+            name = _FAST.get(function, function)
+        return _via_float32(context, builder, args[0], lambda x: libdevice.call(builder, name, [x]))
+
+    return impl
+
+
+for _name, _function in _FP16_VIA_FLOAT32.items():
+    lower(_concrete(_name, [signature(f16, f16)]), f16)(_lower_via_float32(_function))
+
+
+@lower(_concrete("hrcp", [signature(f16, f16)]), f16)
+def _lower_hrcp(context, builder, sig, args):
+    one = ir.Constant(ir.FloatType(), 1.0)
+    return _via_float32(context, builder, args[0], lambda x: builder.fdiv(one, x))
+
+
+def _lower_extremum(op):
+    def impl(context, builder, sig, args):
+        a, b = args
+        # a wins when it is the larger (smaller) one or b is NaN: a NaN operand loses to a number.
+        a_wins = builder.or_(builder.fcmp_ordered(op, a, b), builder.fcmp_unordered("uno", b, b))
+        return builder.select(a_wins, a, b)
+
+    return impl
+
+
+lower(_concrete("hmax", [signature(f16, f16, f16)]), f16, f16)(_lower_extremum(">="))
+lower(_concrete("hmin", [signature(f16, f16, f16)]), f16, f16)(_lower_extremum("<="))
+
+
+def _lower_comparison(kind, predicate):
+    def impl(context, builder, sig, args):
+        compare = builder.fcmp_ordered if kind == "ordered" else builder.fcmp_unordered
+        return compare(predicate, *args)
+
+    return impl
+
+
+for _name, (_kind, _pred) in _FP16_COMPARISONS.items():
+    lower(_concrete(_name, [signature(types.boolean, f16, f16)]), f16, f16)(
+        _lower_comparison(_kind, _pred))
+
+
+# ---- atomics on float16 arrays ------------------------------------------------------------
+
+
+def _atomic_template(opname):
+    stub = getattr(stubs.atomic, opname)
+    qualname = f"cuda.atomic.{opname}"
+
+    class HalfAtomic(AbstractTemplate):
+        key = stub
+        metadata = _CUDA_TARGET  # before the atomics family's template, which rejects float16
+
+        def generic(self, args, kws):
+            if kws or len(args) != 3:
+                return None
+            ary, idx, val = args
+            if not (isinstance(ary, types.Array) and ary.dtype == f16):
+                return None
+            if not ary.mutable:
+                raise errors.TypingError(f"{qualname}: the array is read-only")
+            idxty = atomics._index_type(qualname, ary, idx)
+            atomics._check_operand(qualname, "val", val, f16)
+            return signature(f16, ary, idxty, f16)
+
+    typing_registry.register_global(stub, types.Function(HalfAtomic))
+    return stub
+
+
+def _atom_add_native(builder, ptr, val):
+    asm = ir.InlineAsm(ir.FunctionType(_i16, [ptr.type, _i16]),
+                       "atom.add.noftz.f16 $0, [$1], $2;", "=h,l,h,~{memory}", side_effect=True)
+    return builder.bitcast(builder.call(asm, [ptr, builder.bitcast(val, _i16)]), _half)
+
+
+def _atom_add_cas(builder, ptr, val):
+    """Half atomic add as a compare-and-swap loop on the aligned 32-bit word holding ``*ptr``."""
+    address = builder.ptrtoint(ptr, _i64)
+    word = builder.inttoptr(builder.and_(address, ir.Constant(_i64, ~3)), _i32.as_pointer())
+    # bit offset of the half inside the word: 0 or 16 (little-endian)
+    shift = builder.trunc(builder.shl(builder.and_(address, ir.Constant(_i64, 2)),
+                                      ir.Constant(_i64, 3)), _i32)
+    keep = builder.not_(builder.shl(ir.Constant(_i32, 0xFFFF), shift))
+
+    def extract(b, bits32):
+        return b.bitcast(b.trunc(b.lshr(bits32, shift), _i16), _half)
+
+    def compute(b, old):
+        new = b.fadd(extract(b, old), val)
+        new_bits = b.shl(b.zext(b.bitcast(new, _i16), _i32), shift)
+        return b.or_(b.and_(old, keep), new_bits)
+
+    old_word = atomics.cas_loop(builder, word, compute, skip_unchanged=False)
+    return extract(builder, old_word)
+
+
+def _atomic_add_half(builder, ptr, val):
+    return archselect.select_by_arch(
+        builder, _half, [(HALF_ATOMIC_ADD_CC, lambda b: _atom_add_native(b, ptr, val))],
+        lambda b: _atom_add_cas(b, ptr, val))
+
+
+def _lower_atomic(negate):
+    def impl(context, builder, sig, args):
+        aryty, idxty, _ = sig.args
+        ary, idx, val = args
+        ptr = atomics.element_pointer(context, builder, aryty, ary, idxty, idx)
+        if negate:
+            val = builder.fsub(ir.Constant(_half, -0.0), val)
+        return _atomic_add_half(builder, ptr, val)
+
+    return impl
+
+
+for _opname, _negate in (("add", False), ("sub", True)):
+    _stub = _atomic_template(_opname)
+    lower(_stub, types.Array, types.intp, types.float16)(_lower_atomic(_negate))
+    lower(_stub, types.Array, types.UniTuple, types.float16)(_lower_atomic(_negate))

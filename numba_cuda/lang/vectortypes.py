@@ -1,0 +1,160 @@
+"""CUDA vector types (``cuda.float32x4``, ``cuda.int2`` ...) as values in kernels and as kernel arguments.
+
+Every ``<base>x<n>`` for base int8/16/32/64, uint8/16/32/64, float32/64 and n = 1..4 exists, with
+the C spellings as aliases (``char``, ``short``, ``int``, ``long``/``longlong`` = int64, ``uchar``
+... ``float``, ``double``: ``float4`` *is* ``float32x4``).  The Python classes live in
+``numba_cuda.lang.stubs``; this module types and lowers them.
+
+* Construction: ``float32x4(a, b, c, d)``, or from smaller vectors and scalars whose sizes add up
+  (``float32x4(v2, z, w)``), or from one scalar copied into every component; components are
+  converted to the base type as a cast would.
+* Components are read as ``.x``, ``.y``, ``.z``, ``.w`` (read-only, as in Numba's CUDA target).
+* A value is an LLVM struct of its components; as a kernel argument it is passed component by
+  component.  On the host, ``cuda.float32x4(1, 2, 3, 4)`` builds a value to pass (``kernel[1, 1](v)``);
+  a vector from the host can also be captured by a kernel as a constant.
+"""
+
+import functools
+
+from llvmlite import ir
+from numba.core import cgutils, errors, types
+from numba.core.datamodel import models
+from numba.core.extending import register_model
+from numba.core.imputils import Registry as LoweringRegistry
+from numba.core.typing.templates import AbstractTemplate, AttributeTemplate, Registry as TypingRegistry
+from numba.core.typing.templates import signature
+
+from . import stubs
+
+typing_registry = TypingRegistry()
+lowering_registry = LoweringRegistry("numba_cuda.lang.vectortypes")
+lower = lowering_registry.lower
+
+FIELDS = stubs._VECTOR_FIELDS
+
+
+class VectorType(types.Type):
+    """The Numba type of a CUDA vector type's values (``float32x4`` ...)."""
+
+    def __init__(self, pyclass):
+        self.pyclass = pyclass
+        self.base_type = getattr(types, pyclass.__name__.rsplit("x", 1)[0])
+        self.num_elements = pyclass.num_elements
+        self.fields = FIELDS[: self.num_elements]
+        super().__init__(name=pyclass.__name__)
+
+    @property
+    def argument_members(self):
+        """``(name, type)`` of each component: what a kernel argument of this type is made of
+        (the runtime's argument packer passes them one by one)."""
+        return tuple((f, self.base_type) for f in self.fields)
+
+
+@register_model(VectorType)
+class VectorModel(models.StructModel):
+    def __init__(self, dmm, fe_type):
+        super().__init__(dmm, fe_type, [(f, fe_type.base_type) for f in fe_type.fields])
+
+
+@functools.lru_cache(maxsize=None)
+def _types_by_class():
+    made = {}
+    for cls in stubs.VECTOR_TYPES.values():
+        if cls not in made:
+            made[cls] = VectorType(cls)
+    return made
+
+
+def vector_type(name):
+    """The Numba type of the vector type called ``name`` (``"float32x4"``, ``"float4"`` ...)."""
+    return _types_by_class()[stubs.VECTOR_TYPES[name]]
+
+
+# ---- typing: constructors ----------------------------------------------------------------
+
+
+def _component_count(qualname, ty):
+    if isinstance(ty, VectorType):
+        return ty.num_elements
+    if isinstance(ty, (types.Number, types.Boolean)):
+        return 1
+    raise errors.TypingError(f"{qualname}: components must be numbers or vector types, not {ty}")
+
+
+def _constructor(vty):
+    qualname = f"cuda.{vty.name}"
+
+    class VectorConstructor(AbstractTemplate):
+        key = vty.pyclass
+
+        def generic(self, args, kws):
+            if kws:
+                raise errors.TypingError(f"{qualname}() takes no keyword arguments")
+            count = sum(_component_count(qualname, a) for a in args)
+            if count != vty.num_elements and not (count == 1 and len(args) == 1):
+                raise errors.TypingError(
+                    f"{qualname} takes {vty.num_elements} component(s) (scalars or vectors whose "
+                    f"sizes add up, or one scalar for all), got {count} from {', '.join(map(str, args)) or 'nothing'}"
+                )
+            return signature(vty, *args)
+
+    typing_registry.register_global(vty.pyclass, types.Function(VectorConstructor))
+
+
+class _VectorAttributes(AttributeTemplate):
+    key = VectorType
+
+    def generic_resolve(self, vty, attr):
+        if attr in vty.fields:
+            return vty.base_type
+        return None
+
+
+typing_registry.register_attr(_VectorAttributes)
+
+
+# ---- lowering ----------------------------------------------------------------------------
+
+
+def _components(context, builder, ty, value):
+    """The LLVM values of ``value``'s components, each with its Numba type."""
+    if isinstance(ty, VectorType):
+        proxy = cgutils.create_struct_proxy(ty)(context, builder, value=value)
+        return [(getattr(proxy, f), ty.base_type) for f in ty.fields]
+    return [(value, ty)]
+
+
+def _build(context, builder, vty, parts):
+    proxy = cgutils.create_struct_proxy(vty)(context, builder)
+    for field, (value, ty) in zip(vty.fields, parts):
+        setattr(proxy, field, context.cast(builder, value, ty, vty.base_type))
+    return proxy._getvalue()
+
+
+def _lower_constructor(vty):
+    def impl(context, builder, sig, args):
+        parts = []
+        for ty, value in zip(sig.args, args):
+            parts.extend(_components(context, builder, ty, value))
+        if len(parts) == 1:
+            parts = parts * vty.num_elements
+        return _build(context, builder, vty, parts)
+
+    return impl
+
+
+for _vty in _types_by_class().values():
+    _constructor(_vty)
+    lower(_vty.pyclass, types.VarArg(types.Any))(_lower_constructor(_vty))
+
+
+@lowering_registry.lower_getattr_generic(VectorType)
+def _lower_component(context, builder, typ, value, attr):
+    proxy = cgutils.create_struct_proxy(typ)(context, builder, value=value)
+    return getattr(proxy, attr)
+
+
+@lowering_registry.lower_constant(VectorType)
+def _lower_constant(context, builder, ty, pyval):
+    values = [context.get_constant(ty.base_type, v) for v in pyval]
+    return ir.Constant(context.get_value_type(ty), values)
