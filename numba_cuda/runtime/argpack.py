@@ -7,6 +7,7 @@ flattens them:
   (5 + 2*ndim parameters; meminfo and parent are null on the device);
 - complex numbers: real, imaginary;
 - tuples (and named tuples): their members, recursively;
+- types with ``argument_members`` (CUDA vector types): those members, in order;
 - booleans: one byte; integers and floats (float16 too) as themselves;
 - records: a pointer to a device copy (copied back after the launch);
 - datetime64/timedelta64: int64 in the type's unit; IntEnum members: their value;
@@ -111,6 +112,14 @@ def _plan(ty, where):
         return [_POINTER], lambda v, out, st: out.append(0)
     if isinstance(ty, types.Omitted):  # no parameter at all
         return [], lambda v, out, st: None
+    members = getattr(ty, "argument_members", None)
+    if members is not None:  # passed member by member, e.g. CUDA vector types (lang.vectortypes)
+        plans = [(name, _plan(t, f"{where}.{name}")) for name, t in members]
+
+        def members_param(v, out, st):
+            for name, (_codes, conv) in plans:
+                conv(getattr(v, name), out, st)
+        return [c for _name, (codes, _conv) in plans for c in codes], members_param
     raise TypeError(f"{where}: numba-cuda cannot pass arguments of type {ty} to a kernel")
 
 
