@@ -25,6 +25,17 @@ COMPILER = {
 
 # ---- kernel language: objects usable inside kernels -------------------------
 _STUBS = "numba_cuda.lang.stubs"
+# CUDA vector types: <base>x<n> and the C spellings (float4 is float32x4), n = 1..4
+_VECTOR_TYPES = tuple(
+    f"{name}{sep}{n}"
+    for base, aliases in (
+        ("int8", "char"), ("int16", "short"), ("int32", "int"), ("int64", "long longlong"),
+        ("uint8", "uchar"), ("uint16", "ushort"), ("uint32", "uint"), ("uint64", "ulong ulonglong"),
+        ("float32", "float"), ("float64", "double"),
+    )
+    for name, sep in [(base, "x")] + [(alias, "") for alias in aliases.split()]
+    for n in range(1, 5)
+)
 KERNEL_LANGUAGE = {
     name: _STUBS
     for name in (
@@ -46,6 +57,8 @@ KERNEL_LANGUAGE = {
         "match_all_sync", "activemask", "lanemask_lt",
         # misc (issue 5)
         "nanosleep", "fp16", "cg",
+        # half precision, bfloat16 and vector types (issue 5)
+        "bf16", *_VECTOR_TYPES,
     )
 }
 

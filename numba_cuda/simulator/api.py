@@ -97,6 +97,7 @@ from .kernelapi import (  # noqa: F401
     threadIdx,
     warpsize,
 )
+from .bfloat16 import bf16  # noqa: F401
 from .reduction import Reduce, reduce  # noqa: F401
 from .streams import (  # noqa: F401
     Event,
