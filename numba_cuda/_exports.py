@@ -79,6 +79,10 @@ RUNTIME = {
     )
 }
 
-GPU = {**COMPILER, **KERNEL_LANGUAGE, **RUNTIME}
+# ---- ufuncs and reductions (numba_cuda.ufuncs) ----------------------------------
+_UFUNCS = "numba_cuda.ufuncs.reduction"
+UFUNCS = {name: _UFUNCS for name in ("reduce", "Reduce")}
+
+GPU = {**COMPILER, **KERNEL_LANGUAGE, **RUNTIME, **UFUNCS}
 
 SIMULATOR_API = "numba_cuda.simulator.api"
