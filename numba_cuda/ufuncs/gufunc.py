@@ -54,7 +54,7 @@ class CUDAGUFuncVectorize:
         self.layout = signature
         try:
             self.core_in, self.core_out = parse_signature(signature)
-        except ValueError as exc:
+        except (ValueError, NameError) as exc:  # NameError: output-only dimension names
             raise ValueError(f"invalid gufunc layout {signature!r}: {exc}") from None
         if not self.core_out:
             raise ValueError(f"the gufunc layout {signature!r} has no output")

@@ -5,7 +5,8 @@ the arguments' (exact match); failing that, the first loop every argument conver
 (``numpy.can_cast(..., "safe")``).  Python scalars are "weak" as in NumPy 2 (NEP 50): a Python
 ``int`` fits integer, float and complex loops (if its value fits the integer type), a ``float``
 float and complex loops, a ``complex`` complex loops, a ``bool`` boolean loops first and any
-numeric loop otherwise.  NumPy scalars keep their dtype.
+numeric loop otherwise.  NumPy scalars keep their dtype, and so do Python scalars when every
+argument is one (``int`` -> int64, ``float`` -> float64 ...), again as NumPy does.
 """
 
 import numbers
@@ -119,6 +120,9 @@ def describe(args):
 def select_loop(name, loops, args):
     """The loop for ``args`` (each a NumPy dtype for arrays or a ``Scalar``); raises
     ``UfuncTypeError`` naming the argument types and the compiled signatures."""
+    if args and all(isinstance(a, Scalar) and a.dtype is None for a in args):
+        # only Python scalars: they take NumPy's default types (int64, float64 ...)
+        args = [Scalar(np.asarray(a.value)[()]) for a in args]
     for exact in (True, False):
         for loop in loops:
             if all(_matches(a, d, exact) for a, d in zip(args, loop.in_dtypes)):
