@@ -160,7 +160,9 @@ def test_select_loop_python_scalars_are_weak():
     assert select_loop("f", loops, [i1, Scalar(300)]).index == 1   # does not fit int8
     assert select_loop("f", loops, [f4, Scalar(2.5)]).index == 1
     assert select_loop("f", loops, [f4, Scalar(np.float64(2.5))]).index == 2  # NumPy scalars are strong
-    assert select_loop("f", loops, [Scalar(True), Scalar(1)]).index == 0
+    assert select_loop("f", loops, [i1, Scalar(True)]).index == 0
+    # only Python scalars: NumPy's default types (bool, int64), and int64 -> float64 is safe
+    assert select_loop("f", loops, [Scalar(True), Scalar(1)]).index == 2
 
 
 # ---- errors at decoration --------------------------------------------------------------------
