@@ -21,17 +21,19 @@ from numba.core import cgutils
 
 _i8 = ir.IntType(8)
 _i32 = ir.IntType(32)
-_CONST_ADDRSPACE = 4
 _NAME = "__CUDA_ARCH"
 
 
 def _arch_string(module):
-    """The ``"__CUDA_ARCH"`` string NVVM's reflection expects, as a constant global (shared per module)."""
+    """The ``"__CUDA_ARCH"`` string NVVM's reflection expects, as a constant global (shared per module).
+
+    It must be in the generic address space: CUDA 12's modern IR reader (compute_100 and newer)
+    does not resolve a string in the constant space and answers 0."""
     gvname = "__numba_cuda_reflect_arch"
     gv = module.globals.get(gvname)
     if gv is None:
         data = bytearray(_NAME.encode("ascii") + b"\x00")
-        gv = ir.GlobalVariable(module, ir.ArrayType(_i8, len(data)), gvname, addrspace=_CONST_ADDRSPACE)
+        gv = ir.GlobalVariable(module, ir.ArrayType(_i8, len(data)), gvname)
         gv.linkage = "internal"
         gv.global_constant = True
         gv.initializer = ir.Constant(gv.value_type, data)
@@ -45,9 +47,7 @@ def cuda_arch(builder):
                                              "__nvvm_reflect")
     gv = _arch_string(module)
     zero = ir.Constant(_i32, 0)
-    first = builder.gep(gv, [zero, zero])
-    generic = builder.addrspacecast(first, _i8.as_pointer())
-    return builder.call(reflect, [generic])
+    return builder.call(reflect, [builder.gep(gv, [zero, zero])])
 
 
 def is_arch_at_least(builder, cc):
