@@ -17,7 +17,8 @@ from numba.core import typing
 from numba.core.dispatcher import Dispatcher
 
 #: Family modules the compiler always installs (its own), before ``lang.FAMILY_MODULES``.
-COMPILER_FAMILIES = ("numba_cuda.lang.indexing", "numba_cuda.compiler.external")
+COMPILER_FAMILIES = ("numba_cuda.lang.indexing", "numba_cuda.compiler.external",
+                     "numba_cuda.compiler.arithmetic")
 
 
 def family_modules():
