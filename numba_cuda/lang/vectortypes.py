@@ -8,7 +8,8 @@ the C spellings as aliases (``char``, ``short``, ``int``, ``long``/``longlong`` 
 * Construction: ``float32x4(a, b, c, d)``, or from smaller vectors and scalars whose sizes add up
   (``float32x4(v2, z, w)``), or from one scalar copied into every component; components are
   converted to the base type as a cast would.
-* Components are read as ``.x``, ``.y``, ``.z``, ``.w`` (read-only, as in Numba's CUDA target).
+* Components are read as ``.x``, ``.y``, ``.z``, ``.w``; they are read-only (assigning one is a
+  LoweringError naming the line), as in Numba's CUDA target.
 * A value is an LLVM struct of its components; as a kernel argument it is passed component by
   component.  On the host, ``cuda.float32x4(1, 2, 3, 4)`` builds a value to pass (``kernel[1, 1](v)``);
   a vector from the host can also be captured by a kernel as a constant.
@@ -152,6 +153,14 @@ for _vty in _types_by_class().values():
 def _lower_component(context, builder, typ, value, attr):
     proxy = cgutils.create_struct_proxy(typ)(context, builder, value=value)
     return getattr(proxy, attr)
+
+
+@lowering_registry.lower_setattr_generic(VectorType)
+def _lower_set_component(context, builder, sig, args, attr):
+    raise errors.LoweringError(
+        f"components of CUDA vector types are read-only ({sig.args[0]}.{attr} = ...); "
+        f"build a new value instead, e.g. {sig.args[0]}(...) from the components you keep"
+    )
 
 
 @lowering_registry.lower_constant(VectorType)
