@@ -29,8 +29,20 @@ class CUDATargetContext(BaseContext):
     implement_powi_as_math_call = True
     strict_alignment = True
 
+    _refreshed_stamp = None
+
     def __init__(self, typingctx, target="cuda"):
         super().__init__(typingctx, target)
+
+    def refresh(self):
+        # See CUDATypingContext.refresh: nothing new registered -> nothing to install.
+        from .typing_context import registration_stamp
+
+        if self._refreshed_stamp is not None and registration_stamp(self) == self._refreshed_stamp:
+            self.typing_context.refresh()
+            return
+        super().refresh()
+        self._refreshed_stamp = registration_stamp(self)
 
     # ---- set-up -----------------------------------------------------------------
     def init(self):

@@ -41,7 +41,32 @@ def _family_modules(listed):
 _DEVICE_DISPATCHER_ATTR = "_numba_cuda_device_dispatcher"
 
 
+def registration_stamp(context):
+    """What a ``refresh()`` of ``context`` would read: the kernel-language family list and the
+    length of every registration list of every installed registry.  Registries only grow
+    (append-only lists streamed by their loaders), so an equal stamp means a refresh would
+    install nothing new."""
+    from .. import lang
+
+    stamp = [lang.FAMILY_MODULES, len(context._registries)]
+    for registry, loader in context._registries.items():
+        for name in loader.registry_items:
+            stamp.append(len(getattr(registry, name)))
+    return tuple(stamp)
+
+
 class CUDATypingContext(typing.BaseContext):
+    _refreshed_stamp = None
+
+    def refresh(self):
+        # Numba refreshes the contexts for every compile and every overload/intrinsic template
+        # it initialises (hundreds of times per kernel); skip the refresh when no registry
+        # gained an entry since the last one.
+        if self._refreshed_stamp is not None and registration_stamp(self) == self._refreshed_stamp:
+            return
+        super().refresh()
+        self._refreshed_stamp = registration_stamp(self)
+
     def load_additional_registries(self):
         from numba.core.typing import cmathdecl, enumdecl
 
@@ -55,7 +80,20 @@ class CUDATypingContext(typing.BaseContext):
 
         if isinstance(val, Dispatcher) and not isinstance(val, CUDADispatcher):
             val = device_dispatcher_for(val)
+        elif _is_plain_builtin_class(val):
+            # ``bool`` (every branch condition), ``range``, ``int`` ...: Numba's typeof() has no
+            # type for these classes (it returns None after importing numba.typed to rule out
+            # typed containers) and the global lookup answers; ask it first.
+            ty = self._get_global_type(val)
+            if ty is not None:
+                return ty
         return super().resolve_value_type(val)
+
+
+def _is_plain_builtin_class(val):
+    """A class from ``builtins`` (not an exception class), for which typeof() gives no type."""
+    return (type(val) is type and getattr(val, "__module__", None) == "builtins"
+            and not issubclass(val, BaseException))
 
 
 def device_dispatcher_for(cpu_dispatcher):
