@@ -296,3 +296,16 @@ def test_exports_list_cg():
     assert _exports.GPU["cg"] == "numba_cuda.lang.stubs"
     assert re.match(r"<module 'numba\.cuda\.cg'", repr(cuda.cg))
     assert np.int64  # keep numpy imported for the readers of this file
+
+
+@pytest.mark.parametrize("cc", [(7, 5), (8, 0), (9, 0)])
+def test_grid_sync_kernel_links_with_nvjitlink_offline(cc):
+    """The runtime loads kernels through nvJitLink (PTX -> cubin) when it can: the grid-sync
+    PTX goes through that step with no extra library (no cudadevrt) and no driver."""
+    from numba_cuda.runtime.launch import link_cubin
+
+    disp = cuda.jit(SIG)(exchange)
+    image = disp.overloads[SIG].image(cc)
+    assert image.cooperative and image.link_files == []
+    cubin = link_cubin(image.ptx.encode(), f"sm_{cc[0]}{cc[1]}", name=image.entry_name)
+    assert bytes(cubin[:4]) == b"\x7fELF"
