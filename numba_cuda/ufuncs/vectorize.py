@@ -102,18 +102,21 @@ class CUDAVectorize:
 
 def _compiled_return_type(core, args):
     overloads = getattr(core, "overloads", None)
-    if overloads is not None and tuple(args) in overloads:
+    if overloads and tuple(args) in overloads:
         return overloads[tuple(args)].signature.return_type
-    # the simulator runs Python: take the type NumPy gives for the arguments' zeros
+    # The simulator runs Python: the type of the result for arguments of one.
     from numba import typeof
-
-    return typeof(core.py_func(*[_dtype_zero(a) for a in args]))
-
-
-def _dtype_zero(numba_type):
     from numba.np import numpy_support
 
-    return numpy_support.as_dtype(numba_type).type(0)
+    try:
+        with np.errstate(all="ignore"):
+            result = core.py_func(*[numpy_support.as_dtype(a).type(1) for a in args])
+        return typeof(result)
+    except Exception as exc:  # noqa: BLE001 - any failure: ask for the type instead
+        raise TypeError(
+            f"the return type of {core.py_func.__name__}{tuple(str(a) for a in args)} could not "
+            f"be found in the simulator ({type(exc).__name__}: {exc}); write it in the "
+            "signature, e.g. 'float64(float64, float64)'") from exc
 
 
 class CUDAUFunc:

@@ -315,3 +315,16 @@ def test_decorators_and_reduce_in_a_simulator_process(run_script):
     np.testing.assert_allclose(got["cumsum"], np.cumsum(x.reshape(2, 5), axis=1))
     assert got["total"] == 45.0 and got["res"] == 46.0
     assert got["reduce_is_sim"] == "numba_cuda.simulator.reduction"
+
+
+def test_return_type_inferred_in_the_simulator_or_asked_for():
+    import math
+
+    @vectorize(["(float64, float64)"])
+    def hyp(a, b):
+        return math.sqrt(a * a + b * b)
+
+    assert hyp.loops[0].outtypes[0].name == "float64"
+    np.testing.assert_allclose(hyp(np.array([3.0, 5.0]), np.array([4.0, 12.0])), [5.0, 13.0])
+    with pytest.raises(TypeError, match="write it in the signature"):
+        vectorize(["(float64,)"])(lambda a: math.log(a - 1))
