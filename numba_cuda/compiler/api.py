@@ -7,7 +7,7 @@ GPU; ``*_for_current_device`` use the current device's.
 
 from numba.core import sigutils, types
 
-from . import capability
+from . import capability, nvvm
 from .dispatcher import CUDADispatcher
 from .pipeline import CompileOptions, compile_cuda
 from .target import cuda_target, ensure_registered
@@ -88,10 +88,27 @@ def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False
         raise ValueError(f"abi must be 'c' or 'numba', got {abi!r}")
     if abi == "c" and not device:
         raise ValueError("abi='c' is only supported for device functions (device=True)")
-    cc = _resolve_cc(cc)
     options = CompileOptions.from_user(debug=debug, lineinfo=lineinfo, fastmath=fastmath, opt=opt)
-    library, resty = compile_to_library(pyfunc, sig, options, device=device, abi=abi,
-                                        abi_info=abi_info)
+    if nvvm.is_loaded():
+        cc = _resolve_cc(cc)
+        library, resty = compile_to_library(pyfunc, sig, options, device=device, abi=abi,
+                                            abi_info=abi_info)
+    else:
+        # First compile of the process: load libNVVM and check ``cc`` on a helper thread while
+        # the front end runs here.  A bad cc or a missing NVVM still wins over any front-end
+        # error, as when they are checked first.
+        if cc is not None:
+            capability.normalize(cc)  # a malformed cc fails now
+        setup = nvvm.BackgroundPreparation(lambda: _resolve_cc(cc))
+        try:
+            library, resty = compile_to_library(pyfunc, sig, options, device=device, abi=abi,
+                                                abi_info=abi_info)
+        except BaseException:
+            setup.join()
+            _resolve_cc(cc)
+            raise
+        setup.join()
+        cc = _resolve_cc(cc)
     code = library.get_ltoir(cc) if output == "ltoir" else library.get_ptx(cc)
     return code, resty
 

@@ -1,0 +1,99 @@
+"""The first compile of a process loads libNVVM on a helper thread while the front end runs
+(compiler.nvvm.BackgroundPreparation): results and errors must be those of the sequential order
+(cc and NVVM checked first).  Each case runs in a fresh interpreter, where it is the first
+compile."""
+
+import json
+
+import pytest
+
+PRELUDE = """
+import json, threading
+from numba import cuda, int64, void
+
+def ok(a):
+    a[0] = 1
+
+def untyped(a):
+    a[0] = undefined_name
+
+def report(**kw):
+    kw["threads"] = threading.active_count()
+    print(json.dumps(kw))
+"""
+
+
+def _run(run_python, body):
+    proc = run_python(PRELUDE + body)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_first_compile_gives_ptx_and_leaves_no_thread(run_python):
+    out = _run(run_python, """
+ptx, _ = cuda.compile_ptx(ok, void(int64[::1]), cc=(8, 0))
+report(target=".target sm_80" in ptx, entry=".entry" in ptx)
+""")
+    assert out == {"target": True, "entry": True, "threads": 1}
+
+
+def test_first_compile_default_cc(run_python):
+    out = _run(run_python, """
+from numba_cuda.compiler import capability
+ptx, _ = cuda.compile_ptx(ok, void(int64[::1]))
+cc = capability.lowest_supported_cc()
+report(ok=f".target sm_{cc[0]}{cc[1]}" in ptx)
+""")
+    assert out == {"ok": True, "threads": 1}
+
+
+@pytest.mark.parametrize("fn", ["ok", "untyped"])
+def test_bad_cc_wins_over_front_end_errors_on_first_compile(run_python, fn):
+    out = _run(run_python, f"""
+from numba_cuda.compiler.capability import UnsupportedCCError
+try:
+    cuda.compile_ptx({fn}, void(int64[::1]), cc=(9, 9))
+    report(error=None)
+except UnsupportedCCError as exc:
+    report(error="UnsupportedCCError", text=str(exc))
+""")
+    assert out["error"] == "UnsupportedCCError"
+    assert "9.9 is not supported" in out["text"]
+    assert out["threads"] == 1
+
+
+def test_malformed_cc_fails_before_compiling(run_python):
+    out = _run(run_python, """
+from numba_cuda.compiler.capability import UnsupportedCCError
+from numba_cuda.compiler import nvvm
+try:
+    cuda.compile_ptx(untyped, void(int64[::1]), cc="banana")
+except UnsupportedCCError as exc:
+    report(error=str(exc), loaded=nvvm.is_loaded())
+""")
+    assert "malformed" in out["error"]
+    assert out["loaded"] is False
+
+
+def test_front_end_error_surfaces_when_cc_is_good(run_python):
+    out = _run(run_python, """
+from numba.core.errors import TypingError
+try:
+    cuda.compile_ptx(untyped, void(int64[::1]), cc=(8, 0))
+except TypingError as exc:
+    report(error="TypingError", named="undefined_name" in str(exc))
+""")
+    assert out == {"error": "TypingError", "named": True, "threads": 1}
+
+
+def test_missing_nvvm_wins_over_front_end_errors(run_python):
+    out = _run(run_python, """
+import os
+os.environ["NUMBA_CUDA_DISABLE_SOURCES"] = "all"
+from numba_cuda.errors import ToolkitError
+try:
+    cuda.compile_ptx(untyped, void(int64[::1]), cc=(8, 0))
+except ToolkitError as exc:
+    report(error="ToolkitError", nvvm="libNVVM" in str(exc))
+""")
+    assert out == {"error": "ToolkitError", "nvvm": True, "threads": 1}
