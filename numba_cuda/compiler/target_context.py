@@ -50,6 +50,7 @@ class CUDATargetContext(BaseContext):
 
         self._internal_codegen = CUDACodegen("numba_cuda.jit")
         self._target_data = None
+        self.data_model_manager = cuda_data_model_manager()
 
     def load_additional_registries(self):
         # Importing these fills Numba's builtin registry (installed by ``refresh``).
@@ -215,3 +216,27 @@ class CUDATargetContext(BaseContext):
             builder.ret(result)
         library.add_ir_module(module)
         library.exported_names.add(abi_name)
+
+
+_DATA_MODEL_MANAGER = None
+
+
+def cuda_data_model_manager():
+    """The CUDA target's data models: Numba's default models, live through a chain (so later
+    third-party ``register_model`` calls stay visible), overridden by the kernel-language families'
+    own -- every family module with a ``register_data_models(manager)`` function (fp16 gives
+    ``float16`` its ``half`` model).  Numba's default manager, used by the CPU target, is never
+    modified.  Built once per process: the handlers are pure."""
+    global _DATA_MODEL_MANAGER
+    if _DATA_MODEL_MANAGER is None:
+        from numba.core import datamodel
+
+        from .typing_context import family_modules
+
+        manager = datamodel.DataModelManager().chain(datamodel.default_manager)
+        for module in family_modules():
+            hook = getattr(module, "register_data_models", None)
+            if hook is not None:
+                hook(manager)
+        _DATA_MODEL_MANAGER = manager
+    return _DATA_MODEL_MANAGER

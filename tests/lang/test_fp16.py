@@ -17,25 +17,6 @@ from numba_cuda.simulator import api as sim
 f16, f32, f64 = types.float16, types.float32, types.float64
 
 
-def _float16_lowering_available():
-    """The compiler gives families a data-model hook (numba_cuda.lang.fp16.register_data_models);
-    without it Numba has no model for float16 and nothing float16 can be lowered."""
-    from numba_cuda.compiler.target import cuda_target, ensure_registered
-
-    ensure_registered()
-    try:
-        cuda_target.target_context.data_model_manager[f16]
-    except NotImplementedError:
-        return False
-    return True
-
-
-needs_f16 = pytest.mark.xfail(
-    not _float16_lowering_available(), strict=True,
-    reason="the CUDA target context does not install the families' register_data_models hook yet "
-           "(requested from the compiler: .coord/requests-from-lang.md #5)")
-
-
 def line_of(fn, marker):
     lines, first = inspect.getsourcelines(fn)
     for offset, text in enumerate(lines):
@@ -56,7 +37,6 @@ def _resty(fn, sig):
     return resty
 
 
-@needs_f16
 @pytest.mark.parametrize("fn, sig, expected", [
     (lambda a, b: a + b, (f16, f16), f16),
     (lambda a, b: a - b, (f16, f16), f16),
@@ -104,7 +84,6 @@ def arithmetic(a, b, out):
         out[i, 4] = np.float16(np.float32(x) * np.float32(3))
 
 
-@needs_f16
 def test_operators_use_half_instructions(ptx_for, code):
     for cc, ptx in ptx_for(arithmetic, (f16[:], f16[:], f16[:, :])).items():
         body = code(ptx)
@@ -126,7 +105,6 @@ def conversions(h, f, d, i, u, out_h, out_f, out_d, out_i):
     out_i[0] = np.int32(h[0])
 
 
-@needs_f16
 def test_conversions(ptx_for, code):
     sig = (f16[:], f32[:], f64[:], types.int32[:], types.uint64[:], f16[:], f32[:], f64[:],
            types.int32[:])
@@ -170,7 +148,6 @@ def _fp16_kernel(name):
     return k
 
 
-@needs_f16
 @pytest.mark.parametrize("name", fp16_family.FP16_FUNCTIONS)
 def test_every_fp16_function_compiles_and_assembles(name, ptx_for, code):
     out = types.boolean[:] if name in fp16_family._FP16_COMPARISONS else f16[:]
@@ -192,7 +169,6 @@ def test_fp16_namespace_matches_the_simulator():
     assert cuda.fp16.__name__ == "numba.cuda.fp16"
 
 
-@needs_f16
 def test_fastmath_picks_fast_float32_functions(ptx_one, code):
     def k(a, out):
         out[0] = cuda.fp16.hsin(a[0])
@@ -205,7 +181,6 @@ def device_half(a, b):
     return cuda.fp16.hfma(a, b, a) + b
 
 
-@needs_f16
 def test_half_scalars_as_kernel_and_device_function_arguments(ptx_for, code):
     dev = cuda.jit(device=True)(device_half)
 
@@ -232,7 +207,6 @@ def atomic_half_2d(a, v):
     cuda.atomic.add(a, (1, 0), v)
 
 
-@needs_f16
 def test_float16_atomic_add(ptx_for, code):
     for cc, ptx in ptx_for(atomic_half, (f16[:], f16[:], f16[:])).items():
         body = code(ptx)
@@ -243,7 +217,6 @@ def test_float16_atomic_add(ptx_for, code):
         assert "atom.add.noftz.f16" in code(ptx)
 
 
-@needs_f16
 def test_float16_atomic_returns_the_old_half_value():
     def k(a, v):
         return cuda.atomic.add(a, 0, v)
@@ -252,7 +225,6 @@ def test_float16_atomic_returns_the_old_half_value():
     assert resty == f16
 
 
-@needs_f16
 def test_float16_atomic_in_shared_memory(ptx_one, code):
     def k(out):
         s = cuda.shared.array(4, np.float16)
@@ -266,7 +238,6 @@ def test_float16_atomic_in_shared_memory(ptx_one, code):
 # ---- CUDA 12: compute capabilities without half arithmetic or half atomics ----------------
 
 
-@needs_f16
 @pytest.mark.parametrize("opt", [True, False])
 def test_old_compute_capabilities_fall_back(opt, code):
     """CUDA 12 still compiles for sm_50 (no half arithmetic) and sm_60 (half arithmetic, no half
@@ -300,7 +271,6 @@ def test_old_compute_capabilities_fall_back(opt, code):
                 assert present in body, (cc, present)
 
 
-@needs_f16
 def test_default_compute_capability_compiles():
     def k(a):
         a[0] = a[0] + a[1]
@@ -374,7 +344,6 @@ def test_simulator_fp16_comparisons_and_nan():
 # ---- GPU ---------------------------------------------------------------------------------
 
 
-@needs_f16
 @pytest.mark.gpu
 def test_gpu_float16_operators_match_numpy():
     rng = np.random.default_rng(0)
@@ -392,7 +361,6 @@ def test_gpu_float16_operators_match_numpy():
     np.testing.assert_array_equal(out[:, 4], (a.astype(np.float32) * 3).astype(np.float16))
 
 
-@needs_f16
 @pytest.mark.gpu
 @pytest.mark.parametrize("name", fp16_family.FP16_FUNCTIONS)
 def test_gpu_fp16_functions_match_numpy(name):
@@ -408,7 +376,6 @@ def test_gpu_fp16_functions_match_numpy(name):
         assert out[0] == expected, (out[0], expected)
 
 
-@needs_f16
 @pytest.mark.gpu
 def test_gpu_float16_atomic_add_sums():
     kernel = cuda.jit(atomic_half)
