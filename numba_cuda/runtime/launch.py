@@ -213,7 +213,7 @@ class LoadedKernel:
             "shared": self._attr(attr.CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES),
             "local": self._attr(attr.CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES),
             "const": self._attr(attr.CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES),
-            "maxthreads": self._attr(attr.CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK),
+            "max_threads": self._attr(attr.CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK),
         }
         self.dynamic_shared_limit = DEFAULT_DYNAMIC_SHARED_LIMIT - self.attributes["shared"]
         self.packer = ArgPacker(compiled.argtypes)
@@ -234,7 +234,7 @@ class LoadedKernel:
         device = self.context.device
         grid, block, shared = validate_launch_config(
             griddim, blockdim, sharedmem, device,
-            kernel_max_threads=self.attributes["maxthreads"],
+            kernel_max_threads=self.attributes["max_threads"],
             static_shared=self.attributes["shared"])
         if self.cooperative:
             self._check_cooperative(grid, block, shared)
@@ -328,6 +328,11 @@ def launch_kernel(compiled, griddim, blockdim, stream=0, sharedmem=0, args=()):
     return loaded.launch(griddim, blockdim, stream, sharedmem, args)
 
 
+#: The keys of :func:`kernel_attributes`' mapping (the dispatcher's ``get_*`` methods read them).
+KERNEL_ATTRIBUTE_NAMES = ("regs", "shared", "local", "const", "max_threads")
+
+
 def kernel_attributes(compiled, context=None):
-    """``{"regs", "shared", "local", "const", "maxthreads"}`` of a compiled kernel on a device."""
+    """``{"regs", "shared", "local", "const", "max_threads"}`` of a compiled kernel on a device
+    (the names :data:`KERNEL_ATTRIBUTE_NAMES` lists)."""
     return dict(load_kernel(compiled, context).attributes)

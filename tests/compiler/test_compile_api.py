@@ -250,3 +250,28 @@ def test_cuda_jit_typing_errors_name_the_file_and_line(cuda):
         cuda.compile_ptx(k, (int64[::1],), cc=CC)
     assert "test_compile_api.py" in str(info.value)
     assert "undefined_name" in str(info.value)
+
+
+def test_kernel_attribute_getters_read_the_runtime_attribute_names(cuda, monkeypatch):
+    """The dispatcher's get_* methods and runtime.launch.kernel_attributes agree on names
+    (checked without a GPU: the runtime side is replaced by a fake answering exactly
+    KERNEL_ATTRIBUTE_NAMES)."""
+    from types import SimpleNamespace
+
+    from numba_cuda.runtime import api as runtime_api
+    from numba_cuda.runtime import launch
+
+    fake = {name: i + 1 for i, name in enumerate(launch.KERNEL_ATTRIBUTE_NAMES)}
+    monkeypatch.setattr(launch, "kernel_attributes", lambda image, context=None: dict(fake))
+    monkeypatch.setattr(runtime_api, "get_current_device",
+                        lambda: SimpleNamespace(compute_capability=(8, 0)))
+
+    @cuda.jit("void(float32[::1])")
+    def k(a):
+        a[0] = 1
+
+    assert k.get_regs_per_thread(signature=k.signatures[0]) == fake["regs"]
+    assert k.get_shared_mem_per_block(signature=k.signatures[0]) == fake["shared"]
+    assert k.get_local_mem_per_thread(signature=k.signatures[0]) == fake["local"]
+    assert k.get_const_mem_size(signature=k.signatures[0]) == fake["const"]
+    assert k.get_max_threads_per_block(signature=k.signatures[0]) == fake["max_threads"]

@@ -167,6 +167,6 @@ def test_kernel_loaded_once_per_context(cuda):
     count = len(ctx.kernels)
     k[1, 1](d)
     assert len(ctx.kernels) == count >= 1
-    assert all(lk.attributes["maxthreads"] > 0 for lk in ctx.kernels.values())
+    assert all(lk.attributes["max_threads"] > 0 for lk in ctx.kernels.values())
     assert d.copy_to_host()[0] == 1
     assert driver_cuda_version()[0] >= 12
