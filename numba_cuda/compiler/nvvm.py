@@ -2,7 +2,7 @@
 
 ``compile_ir(modules, arch=..., options=...)`` turns NVVM IR text into PTX (or LTO-IR with
 ``gen_lto=True``); libdevice is added with NVVM's lazy-add call so that only the ``__nv_*``
-functions the IR references are linked.  Any failure raises ``numba_cuda.errors.NvvmError``
+functions the IR references are linked (and not at all when it references none).  Any failure raises ``numba_cuda.errors.NvvmError``
 holding NVVM's program log.
 """
 
@@ -119,6 +119,16 @@ def _program_log(nvvm, prog):
         return ""
 
 
+def _references_libdevice(modules):
+    """True if some module mentions a libdevice function (``__nv_...``; a false positive only
+    costs the add).  libNVVM parses libdevice for every program it is added to (~1 ms) even
+    when nothing is linked from it."""
+    for _name, text in modules:
+        if (b"__nv_" if isinstance(text, bytes) else "__nv_") in text:
+            return True
+    return False
+
+
 def compile_ir(modules, arch, options=(), *, libdevice=True, gen_lto=False):
     """Compile NVVM IR text modules for ``arch`` (e.g. ``"compute_90"``); return PTX text (str)
     or, with ``gen_lto=True``, LTO-IR (bytes).
@@ -139,7 +149,7 @@ def compile_ir(modules, arch, options=(), *, libdevice=True, gen_lto=False):
                 for name, text in modules:
                     data = text.encode("utf-8") if isinstance(text, str) else text
                     nvvm.add_module_to_program(prog, data, len(data), name)
-                if libdevice:
+                if libdevice and _references_libdevice(modules):
                     bc = libdevice_bitcode()
                     nvvm.lazy_add_module_to_program(prog, bc, len(bc), "libdevice")
                 stage = f"compiling for {arch} with options {' '.join(opts)}"
