@@ -60,10 +60,19 @@ def _resolve(name):
     raise AttributeError(f"module 'numba.cuda' has no attribute {name!r}")
 
 
+_MISSING = set()  # names already found to be neither exports nor submodules
+
+
 def __getattr__(name):
-    if name.startswith("_"):
+    if name.startswith("_") or name in _MISSING:
         raise AttributeError(f"module 'numba.cuda' has no attribute {name!r}")
-    value = _resolve(name)
+    try:
+        value = _resolve(name)
+    except AttributeError:
+        # Numba probes e.g. ``hasattr(cuda, "name")`` for every ``cuda.x(...)`` call it
+        # compiles; do not search for a submodule again each time.
+        _MISSING.add(name)
+        raise
     globals()[name] = value
     return value
 

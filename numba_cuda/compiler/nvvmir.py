@@ -83,20 +83,28 @@ def _filter_attr_words(text):
     return " ".join(kept)
 
 
+#: The only lines that can carry function/parameter attributes.
+_ATTRIBUTE_LINE = re.compile(r"\n(?:attributes #|define |declare )[^\n]*")
+
+
+def _downgrade_line(match):
+    line = match.group(0)[1:]
+    if not any(attr in line for attr in _POST_LLVM7_ATTRIBUTES):
+        return match.group(0)
+    group = _ATTR_GROUP.match(line)
+    if group:
+        return f"\n{group.group(1)} {_filter_attr_words(group.group(2))} {group.group(3)}"
+    if line.startswith(("define ", "declare ")):
+        for attr in _POST_LLVM7_ATTRIBUTES:
+            if attr in line:
+                line = re.sub(rf"(?<![\w\"]){attr}(?:\([^)]*\))?(?![\w\"])", "", line)
+    return "\n" + line
+
+
 def downgrade_for_llvm7(text):
     """Strip attributes the LLVM-7-era NVVM reader does not know from IR text; line-tables-only
-    debug info is spelled ``LineTablesOnly`` (``DebugDirectivesOnly`` is LLVM 8+)."""
+    debug info is spelled ``LineTablesOnly`` (``DebugDirectivesOnly`` is LLVM 8+).  Only
+    ``attributes #N``, ``define`` and ``declare`` lines are looked at (words such as ``range``
+    also appear in metadata)."""
     text = text.replace("emissionKind: DebugDirectivesOnly", "emissionKind: LineTablesOnly")
-    if not any(attr in text for attr in _POST_LLVM7_ATTRIBUTES):
-        return text
-    out = []
-    for line in text.splitlines():
-        match = _ATTR_GROUP.match(line)
-        if match:
-            line = f"{match.group(1)} {_filter_attr_words(match.group(2))} {match.group(3)}"
-        elif line.startswith(("define ", "declare ")):
-            for attr in _POST_LLVM7_ATTRIBUTES:
-                if attr in line:
-                    line = re.sub(rf"(?<![\w\"]){attr}(?:\([^)]*\))?(?![\w\"])", "", line)
-        out.append(line)
-    return "\n".join(out) + "\n"
+    return _ATTRIBUTE_LINE.sub(_downgrade_line, "\n" + text)[1:]

@@ -48,11 +48,13 @@ def registration_stamp(context):
     install nothing new."""
     from .. import lang
 
-    stamp = [lang.FAMILY_MODULES, len(context._registries)]
-    for registry, loader in context._registries.items():
-        for name in loader.registry_items:
-            stamp.append(len(getattr(registry, name)))
-    return tuple(stamp)
+    key = (lang.FAMILY_MODULES, len(context._registries))
+    cached = context.__dict__.get("_stamp_lists")
+    if cached is None or cached[0] != key:
+        lists = tuple(getattr(registry, name) for registry, loader in context._registries.items()
+                      for name in loader.registry_items)
+        context.__dict__["_stamp_lists"] = cached = (key, lists)
+    return key, tuple(map(len, cached[1]))
 
 
 class CUDATypingContext(typing.BaseContext):
