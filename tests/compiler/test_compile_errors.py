@@ -2,7 +2,7 @@
 
 import pytest
 from numba import float64, int64, types, void
-from numba.core.errors import LoweringError, NumbaError, TypingError
+from numba.core.errors import LoweringError, NumbaError, TypingError, UnsupportedError
 
 CC = (8, 0)
 THIS_FILE = "test_compile_errors.py"
@@ -50,6 +50,15 @@ def _dict_kernel(a):
     a[0] = d[1]
 
 
+def _set_kernel(a):
+    s = {a[0], a[1]}
+    a[0] = len(s)
+
+
+def _list_comprehension_kernel(a):
+    a[0] = sum([x for x in range(3)])
+
+
 def _str_kernel(a):
     a[0] = len(str(a[1]))
 
@@ -73,18 +82,45 @@ def _a_kernel(a):
 @pytest.mark.parametrize(
     "fn, error, pattern",
     [
-        (_list_kernel, LoweringError, "lists are not supported in CUDA kernels"),
-        (_dict_kernel, TypingError, ""),
+        (_list_kernel, UnsupportedError, r"lists are not supported in CUDA kernels \(they need "
+                                         r"dynamic memory allocation\); use tuples, "
+                                         r"cuda\.local\.array or arrays passed as arguments"),
+        (_list_comprehension_kernel, UnsupportedError, "lists are not supported in CUDA kernels"),
+        (_dict_kernel, UnsupportedError, r"dicts are not supported in CUDA kernels \(they need "
+                                         r"dynamic memory allocation\); use tuples"),
+        (_set_kernel, UnsupportedError, "sets are not supported in CUDA kernels"),
         (_str_kernel, TypingError, "str"),
         (_bad_setitem_kernel, TypingError, "setitem"),
         (_undefined_name_kernel, TypingError, "not_defined_anywhere"),
     ],
-    ids=["list", "dict", "str", "bad-setitem", "undefined-name"],
+    ids=["list", "list-comprehension", "dict", "set", "str", "bad-setitem", "undefined-name"],
 )
 def test_unsupported_constructs_name_file_and_line(cuda, fn, error, pattern):
     with pytest.raises(error, match=pattern) as info:
         cuda.compile_ptx(fn, (int64[::1],), cc=CC)
     assert THIS_FILE in str(info.value)
+
+
+def test_container_literals_are_refused_before_typing_at_their_line(cuda):
+    with pytest.raises(UnsupportedError) as info:
+        cuda.compile_ptx(_dict_kernel, (int64[::1],), cc=CC)
+    message = str(info.value)
+    assert f"line {_dict_kernel.__code__.co_firstlineno + 1}" in message
+    assert "d = {1: 2}" in message  # the source line is shown
+    # refused by the early check, not by Numba's typing of the dict
+    assert "DictType" not in message and "getitem" not in message
+    assert "nopython frontend" not in message
+
+
+def test_containers_made_after_the_check_are_still_refused_at_lowering():
+    from numba_cuda.compiler.target import cuda_target
+
+    context = cuda_target.target_context
+    for hook, what in ((context.build_list, "lists"), (context.build_set, "sets")):
+        with pytest.raises(LoweringError, match=f"{what} are not supported in CUDA kernels"):
+            hook(None, None, ())
+    with pytest.raises(LoweringError, match="dicts are not supported in CUDA kernels"):
+        context.build_map(None, None, (), ())
 
 
 def test_calling_a_kernel_from_a_kernel(cuda):
