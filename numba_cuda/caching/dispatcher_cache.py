@@ -26,7 +26,7 @@ import os
 from .kernel_cache import KernelCache
 
 #: Bump when the payload layout changes (part of every key).
-PAYLOAD_VERSION = 1
+PAYLOAD_VERSION = 2
 
 
 def _toolkit_key():
@@ -122,6 +122,7 @@ class DispatcherCache:
             return False
         args = tuple(args)
         cc = self._cc()
+        image = kernel.image(cc)
         payload = {
             "argtypes": args,
             "signature": kernel.signature,
@@ -129,7 +130,10 @@ class DispatcherCache:
             "options": kernel.options,
             "link_files": list(kernel.link_files),
             "cooperative": bool(getattr(kernel, "cooperative", False)),
-            "ptx": kernel.image(cc).ptx,
+            "ptx": image.ptx,
+            "ltoir": image.ltoir,  # lto=True kernels: LTO-IR instead of PTX
+            "error_global": getattr(kernel, "error_global", None),  # debug: exception report
+            "exceptions": getattr(kernel, "exceptions", None),
             "llvm": kernel.library.get_llvm_str(),
         }
         return self.store.save(self._sigkey(args), cc, payload)
@@ -192,6 +196,8 @@ class CachedKernel:
         self.entry_name = payload["entry_name"]
         self.options = payload["options"]
         self.cooperative = payload["cooperative"]
+        self.error_global = payload["error_global"]
+        self.exceptions = payload["exceptions"]
         self.library = _CachedLibrary(self)
 
     link_files = property(lambda self: list(self._payload["link_files"]))
@@ -217,11 +223,13 @@ class CachedKernel:
             return self._compiled().image(cc)
         img = self._images.get(cc)
         if img is None:
-            img = self._images[cc] = KernelImage(self, cc, self._payload["ptx"])
+            img = self._images[cc] = KernelImage(self, cc, self._payload["ptx"],
+                                                 ltoir=self._payload["ltoir"])
         return img
 
     def get_ptx(self, cc=None):
-        return self.image(cc).ptx
+        ptx = self.image(cc).ptx
+        return ptx if ptx is not None else self._compiled().get_ptx(cc)
 
     def get_ltoir(self, cc=None):
         return self._compiled().get_ltoir(cc)

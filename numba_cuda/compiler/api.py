@@ -13,9 +13,9 @@ from .pipeline import CompileOptions, compile_cuda
 from .target import cuda_target, ensure_registered
 
 _JIT_OPTIONS = ("device", "inline", "link", "debug", "opt", "lineinfo", "fastmath", "max_registers",
-                "cache")
+                "cache", "boundscheck", "lto")
 # Options Numba's @overload machinery passes to a target's jit; meaningless for CUDA.
-_IGNORED_OPTIONS = ("nopython", "no_cpython_wrapper", "no_cfunc_wrapper", "boundscheck", "forceobj",
+_IGNORED_OPTIONS = ("nopython", "no_cpython_wrapper", "no_cfunc_wrapper", "forceobj",
                     "nogil", "parallel", "error_model")
 
 
@@ -26,12 +26,20 @@ def _is_signature(obj):
 
 
 def jit(func_or_sig=None, *, device=False, inline="never", link=(), debug=None, opt=None,
-        lineinfo=False, cache=False, fastmath=False, max_registers=None, **kws):
+        lineinfo=False, cache=False, fastmath=False, max_registers=None, boundscheck=None,
+        lto=False, **kws):
     """Compile a Python function for the GPU, lazily (per argument types at launch) or eagerly
     for one or several signatures.
 
     ``@cuda.jit``, ``@cuda.jit(device=True)``, ``@cuda.jit("void(float32[:])")``,
     ``@cuda.jit(["void(int32[:])", "void(float64[:])"])``.
+
+    ``debug=True`` (``opt=False`` by default then) or ``boundscheck=True``: array indexing is
+    bounds-checked (``boundscheck``; ``NUMBA_BOUNDSCHECK`` overrides) and the first exception
+    raised in a launch (``IndexError``, ``AssertionError`` ...) is raised on the host after the
+    kernel completes, naming the thread and block.  ``lto=True``: the kernel is compiled to
+    LTO-IR and linked with its ``link=`` files by nvJitLink with link-time optimisation when
+    it is loaded.
     """
     unknown = set(kws) - set(_IGNORED_OPTIONS)
     if unknown:
@@ -41,7 +49,7 @@ def jit(func_or_sig=None, *, device=False, inline="never", link=(), debug=None, 
         link = [link]
     options = {"device": device, "inline": inline, "link": list(link), "debug": debug, "opt": opt,
                "lineinfo": lineinfo, "fastmath": fastmath, "max_registers": max_registers,
-               "cache": cache}
+               "cache": cache, "boundscheck": boundscheck, "lto": lto}
 
     def decorate(func, sigs=None):
         if isinstance(func, CUDADispatcher):

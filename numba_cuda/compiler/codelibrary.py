@@ -58,7 +58,8 @@ class CUDACodeLibrary(CodeLibrary):
 
     * ``kernel_names`` / ``exported_names`` -- symbols kept externally visible;
     * ``link_files`` -- external files (PTX, cubin, LTO-IR ...) that the runtime must link;
-    * ``nvvm_options`` -- libNVVM options (``-opt=3`` ...), set by the pipeline.
+    * ``nvvm_options`` -- libNVVM options (``-opt=3`` ...), set by the pipeline;
+    * ``exceptions`` -- exception ids its code returns (see ``device_errors``).
     """
 
     def __init__(self, codegen, name, nvvm_options=()):
@@ -70,6 +71,8 @@ class CUDACodeLibrary(CodeLibrary):
         self.kernel_names = set()
         self.exported_names = set()
         self.nvvm_options = tuple(nvvm_options)
+        # exception id -> (class, args, location) of what this library's code can raise
+        self.exceptions = {}
         self._ptx_cache = {}
         self._lock = threading.Lock()
 

@@ -120,9 +120,10 @@ class CUDADispatcher(Dispatcher):
         self.device = bool(targetoptions.pop("device", False))
         self.link = list(targetoptions.pop("link", None) or ())
         user = {k: targetoptions.pop(k) for k in list(targetoptions)
-                if k in ("debug", "lineinfo", "fastmath", "opt", "inline", "max_registers")}
+                if k in ("debug", "lineinfo", "fastmath", "opt", "inline", "max_registers",
+                         "boundscheck", "lto")}
         cache = bool(targetoptions.pop("cache", False))
-        for ignored in ("nopython", "no_cpython_wrapper", "no_cfunc_wrapper", "boundscheck"):
+        for ignored in ("nopython", "no_cpython_wrapper", "no_cfunc_wrapper"):
             targetoptions.pop(ignored, None)
         if targetoptions:
             raise TypeError(f"unknown @cuda.jit options: {', '.join(sorted(targetoptions))}")
@@ -298,7 +299,7 @@ class CUDADispatcher(Dispatcher):
         return {"device": self.device, "link": self.link, "cache": self._kernel_cache.enabled,
                 "debug": o.debug, "lineinfo": o.lineinfo,
                 "fastmath": o.fastmath, "opt": o.opt, "inline": o.inline,
-                "max_registers": o.max_registers}
+                "max_registers": o.max_registers, "boundscheck": o.boundscheck, "lto": o.lto}
 
     # ---- inspection -------------------------------------------------------------------
     def _select(self, signature):

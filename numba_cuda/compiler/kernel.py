@@ -14,6 +14,12 @@ receives is a ``KernelImage``; its attributes are the launch interface:
                        launched with ``cuLaunchCooperativeKernel``
 * ``debug``, ``lineinfo`` -- bools
 * ``max_registers`` -- int or None
+* ``error_global``  -- name of the kernel's error record (a ``.global`` of
+                       ``device_errors.RECORD_BYTES`` bytes), or None when the kernel does not
+                       report exceptions (compiled without ``debug``/``boundscheck``)
+* ``exceptions``    -- the ``device_errors.ExceptionTable`` that decodes that record (or None)
+* ``lto``           -- bool: the kernel is LTO-IR (``ltoir``, bytes; ``ptx`` is None) to be
+                       linked with its ``link_files`` by nvJitLink with link-time optimisation
 * ``kernel``        -- the ``CompiledKernel`` it came from
 """
 
@@ -35,10 +41,11 @@ def max_cooperative_grid_blocks(kernel, blockdim, dynsmemsize=0):
 class KernelImage:
     """A kernel specialised for one signature and one compute capability (see module docstring)."""
 
-    def __init__(self, kernel, cc, ptx):
+    def __init__(self, kernel, cc, ptx, ltoir=None):
         self.kernel = kernel
         self.cc = cc
         self.ptx = ptx
+        self.ltoir = ltoir
 
     entry_name = property(lambda self: self.kernel.entry_name)
     argtypes = property(lambda self: self.kernel.argtypes)
@@ -47,6 +54,9 @@ class KernelImage:
     debug = property(lambda self: self.kernel.options.debug)
     lineinfo = property(lambda self: self.kernel.options.lineinfo)
     max_registers = property(lambda self: self.kernel.options.max_registers)
+    lto = property(lambda self: self.ltoir is not None)
+    error_global = property(lambda self: getattr(self.kernel, "error_global", None))
+    exceptions = property(lambda self: getattr(self.kernel, "exceptions", None))
 
     def __repr__(self):
         return f"<KernelImage {self.entry_name} for cc {self.cc[0]}.{self.cc[1]}>"
@@ -87,10 +97,17 @@ class CompiledKernel:
         if options.debug or options.lineinfo:
             code = cres.type_annotation.func_id.func.__code__
             debug_location = (code.co_filename, code.co_firstlineno, not options.debug)
+        report = options.reports_exceptions
         targetctx.make_kernel(library, fndesc, self.entry_name, options.max_registers,
-                              debug_location)
+                              debug_location, report_errors=report)
         library.finalize()
         self.library = library
+        self.error_global = self.exceptions = None
+        if report:
+            from . import device_errors
+
+            self.error_global = device_errors.error_global_name(self.entry_name)
+            self.exceptions = device_errors.kernel_exception_table(library, fndesc.qualname)
         # set by numba_cuda.lang.cg when the code (or a device function it links) syncs the grid
         self.cooperative = any(getattr(lib, "uses_grid_sync", False)
                                for lib in library.all_libraries())
@@ -123,11 +140,19 @@ class CompiledKernel:
         cc = capability.check_cc(cc) if cc is not None else capability.default_cc()
         img = self._images.get(cc)
         if img is None:
-            img = KernelImage(self, cc, self.library.get_ptx(cc))
+            if self.options.lto:
+                img = KernelImage(self, cc, None, ltoir=self.library.get_ltoir(cc))
+            else:
+                img = KernelImage(self, cc, self.library.get_ptx(cc))
             self._images[cc] = img
         return img
 
     def get_ptx(self, cc=None):
+        """PTX for ``cc`` (of an ``lto=True`` kernel too: before link-time optimisation)."""
+        if self.options.lto:
+            from . import capability
+
+            return self.library.get_ptx(capability.check_cc(cc) if cc is not None else None)
         return self.image(cc).ptx
 
     def max_cooperative_grid_blocks(self, blockdim, dynsmemsize=0):

@@ -39,20 +39,22 @@ def add_ir_version(module):
     module.add_named_metadata("nvvmir.version").add(node)
 
 
-def mark_kernel(module, function, max_registers=None):
+def mark_kernel(module, function, max_registers=None, keep=()):
     """Mark ``function`` as a kernel entry point (``!nvvm.annotations`` ``!"kernel"``), with a
-    ``!"maxnreg"`` annotation (PTX ``.maxnreg``) when ``max_registers`` is given."""
+    ``!"maxnreg"`` annotation (PTX ``.maxnreg``) when ``max_registers`` is given.  ``keep``:
+    globals the host looks up by name, kept (``@llvm.used``) through nvJitLink LTO too."""
     annotations = module.add_named_metadata("nvvm.annotations")
     annotations.add(module.add_metadata([function, "kernel", ir.IntType(32)(1)]))
     if max_registers:
         annotations.add(module.add_metadata([function, "maxnreg", ir.IntType(32)(int(max_registers))]))
     # nvJitLink's LTO keeps only what @llvm.used reaches (the annotation is not enough there).
     i8p = ir.IntType(8).as_pointer()
-    used_ty = ir.ArrayType(i8p, 1)
+    kept = [function, *keep]
+    used_ty = ir.ArrayType(i8p, len(kept))
     used = ir.GlobalVariable(module, used_ty, "llvm.used")
     used.linkage = "appending"
     used.section = "llvm.metadata"
-    used.initializer = ir.Constant(used_ty, [function.bitcast(i8p)])
+    used.initializer = ir.Constant(used_ty, [g.bitcast(i8p) for g in kept])
 
 
 def empty_module_text():

@@ -12,10 +12,11 @@ from numba.core import errors, funcdesc, typing
 from numba.core.compiler import CompilerBase, DefaultPassBuilder, compile_extra, compile_result
 from numba.core.compiler_lock import global_compiler_lock
 from numba.core.compiler_machinery import LoweringPass, PassManager, register_pass
-from numba.core.lowering import Lower
 from numba.core.target_extension import target_override
 from numba.core.typed_passes import AnnotateTypes, IRLegalization
 
+from .containers import RejectAllocatingContainers
+from .device_errors import CUDALower
 from .target import TARGET_NAME, CUDAFlags, CUDATargetOptions, cuda_target, ensure_registered
 
 
@@ -32,6 +33,13 @@ class CompileOptions:
     opt: bool = True
     inline: bool = False
     max_registers: int | None = None
+    boundscheck: bool = False
+    lto: bool = False
+
+    @property
+    def reports_exceptions(self):
+        """Kernels record the first failing thread's exception for the host (debug mode)."""
+        return self.debug or self.boundscheck
 
     def nvvm_options(self):
         opts = [f"-opt={3 if self.opt else 0}"]
@@ -45,8 +53,9 @@ class CompileOptions:
 
     @classmethod
     def from_user(cls, debug=None, lineinfo=False, fastmath=False, opt=None, inline=False,
-                  max_registers=None):
+                  max_registers=None, boundscheck=None, lto=False):
         debug = bool(debug)
+        boundscheck = resolve_boundscheck(boundscheck, debug)
         if opt is None:
             opt = not debug
         if inline in ("never", None):
@@ -57,7 +66,20 @@ class CompileOptions:
             if not isinstance(max_registers, int) or max_registers <= 0:
                 raise ValueError(f"max_registers must be a positive int, got {max_registers!r}")
         return cls(debug=debug, lineinfo=bool(lineinfo), fastmath=bool(fastmath), opt=bool(opt),
-                   inline=bool(inline), max_registers=max_registers)
+                   inline=bool(inline), max_registers=max_registers, boundscheck=boundscheck,
+                   lto=bool(lto))
+
+
+def resolve_boundscheck(boundscheck, debug):
+    """Bounds checking of array indexing: ``NUMBA_BOUNDSCHECK`` (0/1) when set, as in Numba,
+    else the ``boundscheck`` option, else on exactly when ``debug`` is."""
+    from numba.core import config
+
+    if config.BOUNDSCHECK is not None:
+        return bool(config.BOUNDSCHECK)
+    if boundscheck is None:
+        return bool(debug)
+    return bool(boundscheck)
 
 
 class DeviceEntryPoint:
@@ -94,7 +116,7 @@ class CUDANativeLowering(LoweringPass):
             abi_tags=[flags.get_mangle_string()],
         )
         with targetctx.push_code_library(library):
-            lower = Lower(targetctx, library, fndesc, state.func_ir, metadata=state.metadata)
+            lower = CUDALower(targetctx, library, fndesc, state.func_ir, metadata=state.metadata)
             lower.lower()
             env = lower.env
             call_helper = lower.call_helper
@@ -141,6 +163,7 @@ class CUDACompiler(CompilerBase):
         pm = PassManager("cuda")
         untyped = DefaultPassBuilder.define_untyped_pipeline(self.state)
         pm.passes.extend(untyped.passes)
+        pm.add_pass(RejectAllocatingContainers, "refuse list/dict/set literals")
         typed = DefaultPassBuilder.define_typed_pipeline(self.state)
         pm.passes.extend(typed.passes)
         pm.add_pass(IRLegalization, "ensure IR is legal prior to lowering")
@@ -153,7 +176,8 @@ class CUDACompiler(CompilerBase):
 
 def make_flags(options):
     flags = CUDAFlags()
-    user = {"fastmath": options.fastmath, "debug": options.debug or options.lineinfo}
+    user = {"fastmath": options.fastmath, "debug": options.debug or options.lineinfo,
+            "boundscheck": options.boundscheck}
     if options.inline:
         user["forceinline"] = True
     CUDATargetOptions.parse_as_flags(flags, user)

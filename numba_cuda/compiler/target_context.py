@@ -22,7 +22,40 @@ from . import nvvmir
 
 
 class CUDACallConv(MinimalCallConv):
-    """``i32 status f(ret*, args...)``; exceptions become status codes (ignored by kernels)."""
+    """``i32 status f(ret*, args...)``; exceptions become status codes with process-wide unique
+    ids, recorded per code library; kernels ignore them, or report them on the host when
+    compiled with ``debug=True``/``boundscheck=True`` (see ``device_errors``)."""
+
+    def _make_call_helper(self, builder):
+        from .device_errors import CUDACallHelper
+
+        try:
+            library = self.context.active_code_library
+        except IndexError:
+            library = None
+        return CUDACallHelper(library)
+
+    def return_user_exc(self, builder, exc, exc_args=None, loc=None, func_name=None):
+        if loc is None:
+            # Numba's bounds checks give no location: use the line being lowered.
+            helper = self._get_call_helper(builder)
+            locinfo = helper.current_locinfo(func_name)
+            if locinfo is not None:
+                if exc is not None and not issubclass(exc, BaseException):
+                    raise TypeError(f"exc should be None or an exception class, got {exc!r}")
+                exc_id = helper._add_exception(exc, exc_args, locinfo)
+                self._return_errcode_raw(builder, ir.Constant(ir.IntType(32), exc_id))
+                return
+        super().return_user_exc(builder, exc, exc_args, loc=loc, func_name=func_name)
+
+    def return_dynamic_user_exc(self, builder, exc, exc_args, nb_types, loc=None, func_name=None):
+        """``raise E(value)`` with run-time values: the values stay on the device; the report
+        names their types."""
+        from .device_errors import runtime_value_placeholder
+
+        static = tuple(arg if ty is None else runtime_value_placeholder(ty)
+                       for arg, ty in zip(exc_args, nb_types))
+        self.return_user_exc(builder, exc, static, loc=loc, func_name=func_name)
 
 
 class CUDATargetContext(BaseContext):
@@ -71,11 +104,13 @@ class CUDATargetContext(BaseContext):
 
     @property
     def enable_boundscheck(self):
-        return False
+        # Decided per compile (CompileOptions.boundscheck, NUMBA_BOUNDSCHECK included) and
+        # set on the lowering subtarget from the flags; never read from the environment here.
+        return self._boundscheck
 
     @enable_boundscheck.setter
     def enable_boundscheck(self, value):
-        pass  # bounds checking is not implemented on the device
+        self._boundscheck = bool(value)
 
     def codegen(self):
         return self._internal_codegen
@@ -147,10 +182,11 @@ class CUDATargetContext(BaseContext):
 
     # Containers that need memory allocation (NRT) do not exist on the device.
     def _no_allocation(self, what):
-        raise errors.LoweringError(
-            f"{what} are not supported in CUDA kernels (they need dynamic memory allocation); use "
-            "tuples, cuda.local.array or arrays passed as arguments"
-        )
+        # Literals are refused before typing (containers.RejectAllocatingContainers); this
+        # catches containers introduced later (inlined implementations).
+        from .containers import no_allocation_message
+
+        raise errors.LoweringError(no_allocation_message(what))
 
     def build_list(self, builder, list_type, items):
         self._no_allocation("lists")
@@ -165,12 +201,15 @@ class CUDATargetContext(BaseContext):
         raise NotImplementedError("CUDA functions are not executable on the host")
 
     # ---- kernels and ABI wrappers -----------------------------------------------------
-    def make_kernel(self, library, fndesc, entry_name, max_registers=None, debug_location=None):
+    def make_kernel(self, library, fndesc, entry_name, max_registers=None, debug_location=None,
+                    report_errors=False):
         """Add a module to ``library`` with the kernel ``entry_name`` wrapping the device function
         ``fndesc``.  Returns the flattened LLVM argument types.
 
         ``debug_location=(filename, line, directives_only)`` gives the wrapper debug info, so that
-        line information of the inlined function survives optimisation."""
+        line information of the inlined function survives optimisation.  ``report_errors``: the
+        wrapper records the first failing thread's status in the kernel's error record (a
+        global named ``device_errors.error_global_name(entry_name)``)."""
         argtypes = fndesc.argtypes
         packer = self.get_arg_packer(argtypes)
         ll_args = list(packer.argument_types)
@@ -189,11 +228,19 @@ class CUDATargetContext(BaseContext):
         callee_ty = self.call_conv.get_function_type(fndesc.restype, argtypes)
         callee = ir.Function(module, callee_ty, fndesc.llvm_func_name)
         values = packer.from_arguments(builder, wrapper.args)
-        self.call_conv.call_function(builder, callee, fndesc.restype, argtypes, values)
+        status, _ = self.call_conv.call_function(builder, callee, fndesc.restype, argtypes, values)
+        keep = ()
+        if report_errors:
+            from . import device_errors
+
+            record = device_errors.define_error_record(module, entry_name)
+            device_errors.emit_error_check(builder, status, record)
+            library.exported_names.add(record.name)
+            keep = (record,)
         builder.ret_void()
         if dibuilder is not None:
             dibuilder.finalize()
-        nvvmir.mark_kernel(module, wrapper, max_registers)
+        nvvmir.mark_kernel(module, wrapper, max_registers, keep=keep)
         library.add_ir_module(module)
         library.kernel_names.add(entry_name)
         return ll_args

@@ -138,9 +138,7 @@ def _linker_version():
         return None
 
 
-def link_cubin(ptx, arch, link_files=(), max_registers=None, lineinfo=False, debug=False,
-               name="kernel"):
-    """The kernel's PTX plus its link files, linked by nvJitLink into a cubin for ``arch``."""
+def _arch_linker(arch, lto=False, max_registers=None, lineinfo=False, debug=False):
     from numba_cuda.linking import Linker
 
     class _ArchLinker(Linker):
@@ -149,15 +147,49 @@ def link_cubin(ptx, arch, link_files=(), max_registers=None, lineinfo=False, deb
 
     digits = arch[3:].rstrip("af")
     cc = (int(digits[:-1]), int(digits[-1]))
-    linker = _ArchLinker(cc, max_registers=max_registers, debug=debug, lineinfo=lineinfo)
+    return _ArchLinker(cc, lto=lto, max_registers=max_registers, debug=debug, lineinfo=lineinfo)
+
+
+def link_cubin(ptx, arch, link_files=(), max_registers=None, lineinfo=False, debug=False,
+               name="kernel"):
+    """The kernel's PTX plus its link files, linked by nvJitLink into a cubin for ``arch``."""
+    linker = _arch_linker(arch, False, max_registers, lineinfo, debug)
     linker.add_ptx(ptx, f"{name}.ptx")
     for item in link_files:
         linker.add(item)
     return linker.link()
 
 
+def link_lto_cubin(ltoir, arch, link_files=(), max_registers=None, lineinfo=False, debug=False,
+                   name="kernel"):
+    """An ``lto=True`` kernel: its LTO-IR plus its link files (``.cu`` sources become LTO-IR
+    too), optimised together and linked by nvJitLink into a cubin for ``arch``.  Raises
+    ToolkitError naming nvJitLink when it is not installed."""
+    from numba_cuda.linking import LTOIR
+
+    linker = _arch_linker(arch, True, max_registers, lineinfo, debug)
+    linker.add(LTOIR(ltoir, name=f"{name}.ltoir"))
+    for item in link_files:
+        linker.add(item)
+    return linker.link()
+
+
+def lto_arch(cc, device):
+    """The ``sm_XY`` to link an LTO kernel compiled for ``cc`` on ``device`` (its own arch)."""
+    major, minor = device.compute_capability
+    if tuple(cc) > (major, minor):
+        raise LinkerError(
+            f"the kernel was compiled for compute capability {cc[0]}.{cc[1]}, newer than device "
+            f"{device.id} ({device.name}, {major}.{minor}); compile it for {major}.{minor} or lower")
+    return f"sm_{major}{minor}"
+
+
 class LoadedKernel:
     """A kernel loaded in one context, with its packer and attributes."""
+
+    #: kernel_errors.ErrorRecord of a kernel that reports exceptions (debug), else None
+    error_record = None
+    exceptions = None
 
     def __init__(self, compiled, context):
         from numba_cuda.runtime.argpack import ArgPacker
@@ -167,7 +199,8 @@ class LoadedKernel:
         self.context = context
         self.name = getattr(compiled, "entry_name")
         self.cooperative = bool(getattr(compiled, "cooperative", False))
-        ptx = compiled.ptx
+        lto = bool(getattr(compiled, "lto", False))
+        ptx = None if lto else compiled.ptx
         if isinstance(ptx, str):
             ptx = ptx.encode()
         link_files = tuple(getattr(compiled, "link_files", None) or ())
@@ -179,17 +212,31 @@ class LoadedKernel:
         linker = _linker_version()
         driver_version = driver_cuda_version()
         usable_linker = linker if (linker is not None and linker[0] <= driver_version[0]) else None
-        plan = plan_ptx_load(ptx_isa_version(ptx), driver_version, usable_linker)
+        if lto:
+            plan = "lto"
+            if linker is not None and usable_linker is None:
+                raise LinkerError(
+                    f"kernel {self.name} was compiled with lto=True, but the nvJitLink found "
+                    f"(CUDA {linker[0]}.{linker[1]}) is newer than the driver (CUDA "
+                    f"{driver_version[0]}.{driver_version[1]}); update the driver, or install "
+                    f'the toolkit of the driver\'s CUDA major: pip install '
+                    f'"numba-cuda[cu{driver_version[0]}]"')
+        else:
+            plan = plan_ptx_load(ptx_isa_version(ptx), driver_version, usable_linker)
         if plan == "ptx" and usable_linker is not None:
             plan = "cubin"  # nvJitLink gives full error logs and honours every option
-        if link_files and plan != "cubin":
+        if link_files and plan not in ("cubin", "lto"):
             raise LinkerError(
                 f"kernel {self.name} links {len(link_files)} file(s), which needs nvJitLink of "
                 f"CUDA {driver_version[0]} or older (found "
                 f"{'none' if linker is None else '.'.join(map(str, linker))}); install it with "
                 f'pip install "numba-cuda[cu{driver_version[0]}]"')
         with context.active():
-            if plan == "cubin":
+            if plan == "lto":
+                image = link_lto_cubin(compiled.ltoir, lto_arch(compiled.cc, device), link_files,
+                                       max_registers, lineinfo, debug, self.name)
+                res, module = drv.cuModuleLoadData(image)
+            elif plan == "cubin":
                 image = link_cubin(ptx, _arch_for(ptx, device), link_files, max_registers,
                                    lineinfo, debug, self.name)
                 res, module = drv.cuModuleLoadData(image)
@@ -207,6 +254,12 @@ class LoadedKernel:
                     f"({device.name}): {res.name}: {cudriver.describe_error(drv, res)}")
             self.module = module
             self.function = cudriver.call(drv.cuModuleGetFunction, module, self.name.encode())
+            error_global = getattr(compiled, "error_global", None)
+            if error_global:
+                from numba_cuda.runtime.kernel_errors import ErrorRecord
+
+                self.error_record = ErrorRecord(module, error_global)
+                self.exceptions = compiled.exceptions
         attr = drv.CUfunction_attribute
         self.attributes = {
             "regs": self._attr(attr.CU_FUNC_ATTRIBUTE_NUM_REGS),
@@ -288,6 +341,10 @@ class LoadedKernel:
                                 f"blockdim {block}, {shared} bytes of dynamic shared memory")
         if state.writeback:
             state.finish()
+        if self.error_record is not None:
+            from numba_cuda.runtime.kernel_errors import raise_recorded_exception
+
+            raise_recorded_exception(self.error_record, self.exceptions, stream_obj.synchronize)
         return state
 
 
