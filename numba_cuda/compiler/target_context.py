@@ -71,11 +71,12 @@ class CUDATargetContext(BaseContext):
         # See CUDATypingContext.refresh: nothing new registered -> nothing to install.
         from .typing_context import registration_stamp
 
-        if self._refreshed_stamp is not None and registration_stamp(self) == self._refreshed_stamp:
+        stamp = registration_stamp(self)
+        if stamp == self._refreshed_stamp:
             self.typing_context.refresh()
             return
         super().refresh()
-        self._refreshed_stamp = registration_stamp(self)
+        self._refreshed_stamp = stamp  # from before refreshing: see CUDATypingContext.refresh
 
     # ---- set-up -----------------------------------------------------------------
     def init(self):
@@ -98,9 +99,9 @@ class CUDATargetContext(BaseContext):
 
     @property
     def DIBuilder(self):
-        from numba.core import debuginfo
+        from .debug_info import CUDADIBuilder
 
-        return debuginfo.DIBuilder
+        return CUDADIBuilder
 
     @property
     def enable_boundscheck(self):
@@ -218,11 +219,9 @@ class CUDATargetContext(BaseContext):
         builder = ir.IRBuilder(wrapper.append_basic_block("entry"))
         dibuilder = None
         if debug_location is not None:
-            from numba.core import debuginfo
-
             filename, line, directives_only = debug_location
-            dibuilder = debuginfo.DIBuilder(module=module, filepath=filename, cgctx=self,
-                                            directives_only=directives_only)
+            dibuilder = self.DIBuilder(module=module, filepath=filename, cgctx=self,
+                                       directives_only=directives_only)
             dibuilder.mark_subprogram(wrapper, fndesc.qualname, fndesc.args, argtypes, line)
             dibuilder.mark_location(builder, line)
         callee_ty = self.call_conv.get_function_type(fndesc.restype, argtypes)

@@ -163,9 +163,9 @@ class Linker:
         """Link; a LinkResult with ``cubin`` (or, with ``want_ptx``, ``ptx``) and the info log."""
         if not self.inputs:
             raise LinkerError("nothing to link: add the kernel's PTX/LTO-IR and the code it calls")
+        nvjitlink = _bindings(self.lto)  # first: a missing nvJitLink is named before NVRTC runs
         inputs = self._prepared_inputs()
         options = self.link_options(want_ptx)
-        nvjitlink = _bindings(self.lto)
         try:
             handle = nvjitlink.create(len(options), options)
         except nvjitlink.nvJitLinkError as exc:
