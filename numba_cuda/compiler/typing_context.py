@@ -64,10 +64,13 @@ class CUDATypingContext(typing.BaseContext):
         # Numba refreshes the contexts for every compile and every overload/intrinsic template
         # it initialises (hundreds of times per kernel); skip the refresh when no registry
         # gained an entry since the last one.
-        if self._refreshed_stamp is not None and registration_stamp(self) == self._refreshed_stamp:
+        stamp = registration_stamp(self)
+        if stamp == self._refreshed_stamp:
             return
         super().refresh()
-        self._refreshed_stamp = registration_stamp(self)
+        # The stamp from *before* refreshing: whatever was registered meanwhile (templates
+        # add lowerings while being installed) makes the next refresh run again.
+        self._refreshed_stamp = stamp
 
     def load_additional_registries(self):
         from numba.core.typing import cmathdecl, enumdecl
