@@ -21,12 +21,40 @@ COMPILER_FAMILIES = ("numba_cuda.lang.indexing", "numba_cuda.compiler.external",
                      "numba_cuda.compiler.arithmetic")
 
 
+#: Families installed only once their public module has been imported (by user code, or by
+#: Numba resolving ``cuda.libdevice`` in a kernel, which happens before any of its functions is
+#: typed): the 347 libdevice functions cost ~10 ms to import and install, on the first compile
+#: of every process otherwise.  Family module -> the module whose import activates it.
+DEFERRED_FAMILIES = {"numba_cuda.lang.libdevice_calls": "numba_cuda.libdevice"}
+_pending_triggers = set(DEFERRED_FAMILIES.values())
+
+
 def family_modules():
     """Imported kernel-language family modules, compiler-owned ones first, without duplicates.
     (Cached per ``lang.FAMILY_MODULES`` value: contexts refresh very often.)"""
+    import sys
+
     from .. import lang
 
-    return _family_modules(tuple(lang.FAMILY_MODULES))
+    listed = tuple(name for name in lang.FAMILY_MODULES
+                   if DEFERRED_FAMILIES.get(name, "sys") in sys.modules)
+    return _family_modules(listed)
+
+
+def _activate_deferred_families():
+    """Refresh the CUDA contexts once a deferred family's trigger module has been imported."""
+    import sys
+
+    ready = {name for name in _pending_triggers if name in sys.modules}
+    if not ready:
+        return
+    _pending_triggers.difference_update(ready)
+    from numba.core.target_extension import target_override
+
+    from .target import TARGET_NAME, cuda_target
+
+    with target_override(TARGET_NAME):
+        cuda_target.target_context.refresh()
 
 
 @functools.lru_cache(maxsize=4)
@@ -46,9 +74,7 @@ def registration_stamp(context):
     length of every registration list of every installed registry.  Registries only grow
     (append-only lists streamed by their loaders), so an equal stamp means a refresh would
     install nothing new."""
-    from .. import lang
-
-    key = (lang.FAMILY_MODULES, len(context._registries))
+    key = (family_modules(), len(context._registries))
     cached = context.__dict__.get("_stamp_lists")
     if cached is None or cached[0] != key:
         lists = tuple(getattr(registry, name) for registry, loader in context._registries.items()
@@ -83,6 +109,8 @@ class CUDATypingContext(typing.BaseContext):
     def resolve_value_type(self, val):
         from .dispatcher import CUDADispatcher
 
+        if _pending_triggers:
+            _activate_deferred_families()
         if isinstance(val, Dispatcher) and not isinstance(val, CUDADispatcher):
             val = device_dispatcher_for(val)
         elif _is_plain_builtin_class(val):
