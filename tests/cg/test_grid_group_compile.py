@@ -210,7 +210,7 @@ def _fake_loaded_kernel(monkeypatch, cooperative, per_sm=3, sms=4):
     loaded.cooperative = cooperative
     loaded.function = "FUNCTION"
     loaded.context = SimpleNamespace(device=SimpleNamespace(MULTIPROCESSOR_COUNT=sms))
-    loaded.attributes = {"maxthreads": 1024, "shared": 0}
+    loaded.attributes = {"max_threads": 1024, "shared": 0}
     loaded.dynamic_shared_limit = launch.DEFAULT_DYNAMIC_SHARED_LIMIT
     loaded.packer = SimpleNamespace(pack=lambda args, state: 4242)
     loaded._configs = {}
