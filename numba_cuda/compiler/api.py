@@ -111,7 +111,7 @@ def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False
         try:
             library, resty = compile_to_library(pyfunc, sig, options, device=device, abi=abi,
                                                 abi_info=abi_info)
-        except BaseException:
+        except Exception:
             setup.join()
             _resolve_cc(cc)
             raise
