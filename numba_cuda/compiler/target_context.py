@@ -165,6 +165,16 @@ class CUDATargetContext(BaseContext):
         pointer; answering here keeps it out regardless of registration order."""
         if isinstance(ty, types.Dispatcher):
             return self.get_dummy_value()
+        from ..lang.stubs import ValueStub
+
+        if isinstance(val, ValueStub):
+            # ``from numba.cuda import laneid``: a per-thread value, read where it is used.
+            from .typing_context import family_modules
+
+            for module in family_modules():
+                hook = getattr(module, "lower_value_stub", None)
+                if hook is not None:
+                    return hook(self, builder, val)
         return super().get_constant_generic(builder, ty, val)
 
     def make_constant_array(self, builder, typ, ary):

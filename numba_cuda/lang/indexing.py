@@ -99,6 +99,18 @@ def _lower_warpsize(context, builder, typ, value):
     return read_sreg(builder, "warpsize")
 
 
+# ``from numba.cuda import laneid`` makes the stub itself a global of the kernel: type it as
+# int32 and let the target context ask ``lower_value_stub`` for its value where it is read.
+_VALUE_STUB_SREGS = {stubs.laneid: "laneid", stubs.warpsize: "warpsize"}
+for _stub in _VALUE_STUB_SREGS:
+    typing_registry.register_global(_stub, types.int32)
+
+
+def lower_value_stub(context, builder, stub):
+    """Compiler hook: the value of a per-thread value stub used as a bare global."""
+    return read_sreg(builder, _VALUE_STUB_SREGS[stub])
+
+
 # ---- grid / gridsize ------------------------------------------------------------------
 def _ndim_of(fname, args, kws):
     if kws or len(args) != 1:

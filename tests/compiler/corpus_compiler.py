@@ -12,6 +12,7 @@ import math  # noqa: F401  (kept for contributors; math is the kernel-language f
 
 import numpy as np
 from numba import cuda, njit, types
+from numba.cuda import grid, laneid, threadIdx, warpsize
 from numba.types import (
     boolean, complex64, complex128, float32, float64, int8, int16, int32, int64, uint8, uint16,
     uint32, uint64, void,
@@ -79,6 +80,14 @@ def dims_and_lanes(out):
     if i < out.size:
         out[i] = (cuda.blockDim.x * cuda.gridDim.x + cuda.blockDim.y * cuda.gridDim.y
                   + cuda.blockDim.z + cuda.gridDim.z + cuda.laneid + cuda.warpsize)
+
+
+@case(void(i32_1d))
+def bare_imported_names(out):
+    # the kernel-language names imported on their own: ``from numba.cuda import laneid``
+    i = grid(1)
+    if i < out.size:
+        out[i] = threadIdx.x + laneid + warpsize
 
 
 @case(void(i64_1d))

@@ -275,3 +275,16 @@ def test_kernel_attribute_getters_read_the_runtime_attribute_names(cuda, monkeyp
     assert k.get_local_mem_per_thread(signature=k.signatures[0]) == fake["local"]
     assert k.get_const_mem_size(signature=k.signatures[0]) == fake["const"]
     assert k.get_max_threads_per_block(signature=k.signatures[0]) == fake["max_threads"]
+
+
+def test_laneid_and_warpsize_imported_by_name_read_the_special_registers(cuda):
+    from numba import int32
+
+    from numba.cuda import laneid, warpsize
+
+    def k(a):
+        a[0] = laneid
+        a[1] = warpsize
+
+    ptx, _ = cuda.compile_ptx(k, (int32[::1],), cc=(8, 0))
+    assert "%laneid" in ptx and "WARP_SZ" in ptx
