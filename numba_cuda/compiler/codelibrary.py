@@ -16,7 +16,7 @@ import threading
 
 from numba.core.codegen import CodeLibrary, Codegen
 
-from . import nvvmir
+from . import module_merge, nvvmir
 
 _DEFINE = re.compile(r'^define (?P<rest>.*?@(?P<name>"[^"]+"|[\w.$-]+)\()')
 _LINKAGES = (
@@ -131,7 +131,8 @@ class CUDACodeLibrary(CodeLibrary):
         return files
 
     def ir_modules(self):
-        """``(name, text)`` of every module to hand to libNVVM, linkage already adjusted."""
+        """``(name, text)`` of every module to hand to libNVVM, linkage already adjusted; with
+        debug info, one merged module (a single compile unit, see ``module_merge``)."""
         self._ensure_finalized()
         exported = self.kernel_names | self.exported_names
         modules = []
@@ -139,6 +140,9 @@ class CUDACodeLibrary(CodeLibrary):
             lib._ensure_finalized()
             for name, text in lib._texts:
                 modules.append((f"{lib.name}:{name}", _relink(text, exported)))
+        if len(modules) > 1 and module_merge.has_debug_info(modules):
+            # libNVVM allows one debug compile unit per program (see module_merge)
+            return [module_merge.merge(modules, f"{self.name}:debug")]
         return modules
 
     def get_llvm_str(self):
