@@ -39,7 +39,11 @@ headers' ``CUDART_VERSION`` or the folder name; once loaded, NVRTC's and
 nvJitLink's own version calls are checked too.
 
 Nothing happens at import: :func:`get_toolkit` searches once per process, on
-first use, and caches the result.  A missing component never raises there;
+first use, and caches the result.  The loader cache (``ldconfig -p``, a
+subprocess) is read only when the search reaches the ``system`` source, at
+most once per process (``get_toolkit(refresh=True)`` reads it again); when
+earlier sources provide every component, reports list ``system`` as not
+searched.  A missing component never raises there;
 :meth:`Toolkit.require`, :func:`load_library` and :func:`libdevice_path`
 raise :class:`numba_cuda.errors.ToolkitError` naming the component, every
 place tried with why it failed, and the install command for this kind of
@@ -69,7 +73,8 @@ def get_toolkit(refresh=False):
     if tk is None or refresh:
         from . import discovery
 
-        tk = discovery.discover(discovery.current_environment())
+        # refresh also re-reads the loader cache (if the search gets that far)
+        tk = discovery.discover(discovery.current_environment(refresh=refresh))
         discovery.warn_notes(tk)
         _cached = tk
     return tk

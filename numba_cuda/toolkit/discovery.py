@@ -6,6 +6,7 @@ tests can run it against synthetic trees; :func:`current_environment` builds
 the real one.  See :mod:`numba_cuda.toolkit` for the rules.
 """
 
+import functools
 import os
 import re
 import subprocess
@@ -74,8 +75,22 @@ def check_library_file(path, platform):
     return None
 
 
-def loader_cache_dirs():
-    """Folders holding CUDA libraries according to the dynamic loader's cache."""
+_loader_cache = None
+
+
+def loader_cache_dirs(refresh=False):
+    """Folders holding CUDA libraries according to the dynamic loader's cache.
+
+    ``ldconfig -p`` is a subprocess (a fork of this process), so its answer is
+    kept for the life of the process; ``refresh=True`` asks again.
+    """
+    global _loader_cache
+    if _loader_cache is None or refresh:
+        _loader_cache = _read_loader_cache()
+    return list(_loader_cache)
+
+
+def _read_loader_cache():
     if sys.platform.startswith("win"):
         return []
     out = []
@@ -137,8 +152,13 @@ def _version_key(name):
     return [int(x) for x in re.findall(r"\d+", name)]
 
 
-def current_environment():
-    """The real environment of this process."""
+def current_environment(refresh=False):
+    """The real environment of this process.
+
+    The loader cache is read only if a search reaches the system source;
+    ``refresh=True`` makes that read ask ``ldconfig`` again instead of reusing
+    this process's earlier answer.
+    """
     platform = _platform_name()
     environ = dict(os.environ)
     return Environment(
@@ -148,7 +168,7 @@ def current_environment():
         environ=environ,
         platform=platform,
         system_roots=default_system_roots(platform, environ),
-        loader_dirs=loader_cache_dirs,
+        loader_dirs=functools.partial(loader_cache_dirs, refresh=refresh),
         bindings_major=_bindings_major(),
     )
 
@@ -215,8 +235,50 @@ def disabled_sources(environ, notes):
     return out
 
 
+#: Why the system source is missing from a search that found everything earlier.
+NOT_REACHED = "not searched (earlier sources provided every component)"
+
+
+class SourceList:
+    """The sources in search order; the system ones are built on first use.
+
+    Finding the system toolkits reads the dynamic loader's cache (a
+    subprocess), so that happens only when iteration reaches them: a search
+    that is satisfied by an earlier source never pays for it.
+    """
+
+    def __init__(self, eager, system=None, system_label="system"):
+        self._eager = list(eager)
+        self._system_factory = system
+        self._system_label = system_label
+        self._system = None
+
+    def _built_system(self):
+        if self._system is None:
+            self._system = list(self._system_factory())
+        return self._system
+
+    def __iter__(self):
+        yield from self._eager
+        if self._system_factory is not None:
+            yield from self._built_system()
+
+    def known(self):
+        """Every source without building the system ones: the report's list.
+
+        When the search never reached the system source, it stands as one
+        skipped entry saying so.
+        """
+        if self._system_factory is None:
+            return list(self._eager)
+        if self._system is None:
+            return self._eager + [Source("system", self._system_label, skip=NOT_REACHED)]
+        return self._eager + self._system
+
+
 def build_sources(env, notes):
-    """Every source in search order; ``notes`` collects warnings."""
+    """Every source in search order (a :class:`SourceList`); ``notes`` collects
+    warnings.  The system sources are found only when the search reaches them."""
     off = disabled_sources(env.environ, notes)
     why_off = f"disabled by {DISABLE_VARIABLE}"
     out = []
@@ -291,12 +353,14 @@ def build_sources(env, notes):
             out.append(Source(var, f"{var}={value}", value))
 
     # 5. the system: folders the dynamic loader knows, then the standard install
+    where = [] if layouts.is_windows(env.platform) else ["LD_LIBRARY_PATH", "loader cache"]
+    where += list(env.system_roots)
+    system_label = f"system ({', '.join(where)})" if where else "system"
     if "system" in off:
         out.append(Source("system", "system (loader cache, " + ", ".join(env.system_roots) + ")",
                           skip=why_off))
-    else:
-        out.extend(_system_sources(env))
-    return out
+        return SourceList(out)
+    return SourceList(out, functools.partial(_system_sources, env), system_label)
 
 
 _LIB_SUFFIXES = ("nvvm/lib64", "nvvm/lib", "lib64", "lib", "bin/x64", "bin")
@@ -502,11 +566,16 @@ def discover(env):
         for name, f in (("nvvm", nvvm), ("libdevice", libdevice)):
             components[name] = Component(name, f.path, f.source.kind, f.version, None,
                                          f.major or major, f.how, tried=tried[name])
-    order = ([decider] if decider else []) + [s for s in sources if s is not decider and not s.skip]
+    def order():
+        # a generator: the system sources are built only if a component gets that far
+        if decider:
+            yield decider
+        yield from (s for s in sources if s is not decider and not s.skip)
+
     for name in COMPONENTS:
         if name in components:
             continue
-        comp, major = _resolve_other(env, name, order, decider, major, tried[name])
+        comp, major = _resolve_other(env, name, order(), decider, major, tried[name])
         components[name] = comp
 
     for name in ("nvvm", "libdevice"):
@@ -514,13 +583,14 @@ def discover(env):
             components[name] = Component(name, error=_missing_summary(name, env, None),
                                          tried=tried[name])
 
-    # skipped sources are part of every component's story
-    for src in sources:
+    # skipped sources (and a system source never reached) are part of every component's story
+    reported = sources.known()
+    for src in reported:
         if src.skip:
             for name in COMPONENTS:
                 components[name].tried.append((src.label, src.skip))
     # keep the documented order in the tried lists
-    rank = {s.label: i for i, s in enumerate(sources)}
+    rank = {s.label: i for i, s in enumerate(reported)}
     for comp in components.values():
         comp.tried.sort(key=lambda pr: rank.get(pr[0], len(rank)))
 
@@ -533,8 +603,8 @@ def discover(env):
     tk = Toolkit(cuda_major=major if decider else None, source=decider.kind if decider else None,
                  root=decider.report_root if decider else None, components=components,
                  warnings=notes, environment=kind, fix=fix,
-                 searched=[f"{s.label}" + (f" [{s.skip}]" if s.skip else "") for s in sources],
-                 skipped={s.label for s in sources if s.skip})
+                 searched=[f"{s.label}" + (f" [{s.skip}]" if s.skip else "") for s in reported],
+                 skipped={s.label for s in reported if s.skip})
     for comp in components.values():
         if not comp.found:
             comp.message = error_message(tk, comp, env)
