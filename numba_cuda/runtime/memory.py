@@ -47,7 +47,8 @@ class PendingDeallocations:
         self._queue = []
         self._bytes = 0
         self._disabled = 0
-        self._lock = threading.Lock()
+        # re-entrant: a finalizer the garbage collector runs inside add()/clear() queues here
+        self._lock = threading.RLock()
         self.capacity_bytes = capacity_bytes
 
     def add(self, free, handle, size):

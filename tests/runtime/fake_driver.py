@@ -1,0 +1,659 @@
+"""A host-memory stand-in for the part of ``cuda.bindings.driver`` the runtime uses.
+
+What it models:
+
+- one or more devices with H100-like attributes (cc 9.0, 132 SMs, 80 GiB, 227 KiB opt-in
+  shared memory per block); primary contexts with a retain count and a per-thread current
+  context stack; calls that need a current context fail with CUDA_ERROR_INVALID_CONTEXT
+  without one, and a primary context released to zero frees everything allocated in it;
+- device memory: each allocation is a host buffer reached through a fake 64-bit address
+  above the user address space (0xD000_0000_0000 ...), so a device address used as a host
+  pointer cannot alias real memory; copies (sync and async) move bytes, out-of-range or
+  unknown device addresses give CUDA_ERROR_INVALID_VALUE; pinned, mapped (device pointer ==
+  host pointer, as under UVA), registered and managed memory are real host memory;
+- streams and events: ``log`` records every operation in order, events get a fake clock time
+  when recorded; elapsed time of unrecorded events fails like the driver does;
+- modules: PTX (parsed for each ``.entry``'s ``.param`` sizes and ``.global`` symbols) and
+  ELF cubins are accepted; ``cuLaunchKernel`` / ``cuLaunchCooperativeKernel`` record the
+  launch with a snapshot of each kernel parameter's bytes (PTX modules) read through the
+  ``kernelParams`` pointer array, exactly as the driver reads it;
+- argument types: while no real driver library is loadable, every call is first passed to
+  the real binding, whose argument conversion runs before it tries to load libcuda: a
+  TypeError there is raised here too, so the runtime cannot pass types the binding rejects.
+
+What it does NOT model: kernels never execute (device memory only changes through copies
+and memsets), no timing beyond a counter, no asynchrony (every operation completes at once,
+so missing synchronisation cannot be detected), no peer access/IPC/graphs, no JIT
+diagnostics or register/occupancy computation (fixed plausible numbers).
+"""
+
+import bisect
+import ctypes
+import re
+import threading
+
+from cuda.bindings import driver as _real
+
+SUCCESS = _real.CUresult.CUDA_SUCCESS
+R = _real.CUresult
+
+H100 = {
+    "COMPUTE_CAPABILITY_MAJOR": 9, "COMPUTE_CAPABILITY_MINOR": 0,
+    "MAX_THREADS_PER_BLOCK": 1024, "MAX_BLOCK_DIM_X": 1024, "MAX_BLOCK_DIM_Y": 1024,
+    "MAX_BLOCK_DIM_Z": 64, "MAX_GRID_DIM_X": 2**31 - 1, "MAX_GRID_DIM_Y": 65535,
+    "MAX_GRID_DIM_Z": 65535, "MAX_SHARED_MEMORY_PER_BLOCK": 48 * 1024,
+    "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN": 227 * 1024, "MULTIPROCESSOR_COUNT": 132,
+    "WARP_SIZE": 32, "PCI_DOMAIN_ID": 0, "PCI_BUS_ID": 0x18, "PCI_DEVICE_ID": 0,
+    "UNIFIED_ADDRESSING": 1, "CAN_MAP_HOST_MEMORY": 1, "MANAGED_MEMORY": 1,
+    "COOPERATIVE_LAUNCH": 1, "CONCURRENT_MANAGED_ACCESS": 1,
+}
+TOTAL_MEMORY = 80 * 2**30
+DEVICE_BASE = 0xD000_0000_0000
+
+
+def binding_cuda_version():
+    """The CUDA version of the installed bindings as the driver reports one (13050)."""
+    import cuda.bindings
+
+    major, minor = cuda.bindings.__version__.split(".")[:2]
+    return int(major) * 1000 + int(minor) * 10
+
+
+def _probe_real_binding():
+    """True when calling the real binding is safe (it cannot reach a driver)."""
+    try:
+        _real.cuDriverGetVersion()
+    except Exception as exc:  # noqa: BLE001
+        return type(exc).__name__ == "DynamicLibNotFoundError"
+    return False
+
+
+_CHECK_TYPES = _probe_real_binding()
+
+
+def _check_types(name, args):
+    if not _CHECK_TYPES:
+        return
+    try:
+        getattr(_real, name)(*args)
+    except TypeError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - converted fine, then no library
+        if type(exc).__name__ != "DynamicLibNotFoundError":
+            raise
+
+
+class DriverCallError(Exception):
+    def __init__(self, code):
+        self.code = code
+
+
+class _Module:
+    def __init__(self, handle, image, kind):
+        self.handle = handle
+        self.image = image
+        self.kind = kind  # "ptx" or "cubin"
+        self.params = {}   # entry -> [param byte sizes]
+        self.globals = {}  # name -> device address
+        self.functions = {}
+
+
+class FakeDriver:
+    """Install with ``install(monkeypatch)``; inspect ``log``, ``launches``, ``allocations``."""
+
+    def __init__(self, ndevices=1, version=None, attributes=None):
+        self.version = binding_cuda_version() if version is None else version
+        self.ndevices = ndevices
+        self.attributes = dict(H100, **(attributes or {}))
+        self.log = []
+        self.launches = []
+        self.func_attributes = {"NUM_REGS": 32, "SHARED_SIZE_BYTES": 0, "LOCAL_SIZE_BYTES": 0,
+                                "CONST_SIZE_BYTES": 0, "MAX_THREADS_PER_BLOCK": 1024,
+                                "MAX_DYNAMIC_SHARED_SIZE_BYTES": 48 * 1024}
+        self.occupancy_per_sm = 2
+        #: called as ``on_launch(fake, launch)`` after a launch is recorded: a test's stand-in
+        #: for what the kernel would write (``fake.write(address, bytes)``)
+        self.on_launch = None
+        self._lock = threading.RLock()
+        self._tls = threading.local()
+        self._next = DEVICE_BASE
+        self._mem = {}        # fake base -> (real base, size, ctx handle or None, keep, kind)
+        self._bases = []
+        self._host = {}       # host pointer -> (keep, size, kind)
+        self._registered = {}
+        self._primary = {}    # ordinal -> retain count
+        self._handles = 0x1000
+        self._streams = {}
+        self._events = {}
+        self._modules = {}
+        self._functions = {}  # handle -> (module, name, attrs)
+        self._clock = 0.0
+        self.initialised = False
+
+    # -- plumbing -------------------------------------------------------------------
+    def install(self, monkeypatch):
+        from numba_cuda.runtime import cudriver, devices
+
+        monkeypatch.setattr(cudriver, "_driver", self)
+        monkeypatch.setattr(cudriver, "_failure", None)
+        monkeypatch.setattr(devices, "_devices", None)
+        monkeypatch.setattr(devices, "_tls", threading.local())
+        self.initialised = True
+        return self
+
+    def __getattr__(self, name):
+        if name.startswith("cu") and not name.startswith("cuda"):
+            raise AttributeError(f"the fake driver does not implement {name}")
+        return getattr(_real, name)  # types, enums and constants of the real binding
+
+    def _new_handle(self):
+        self._handles += 0x10
+        return self._handles
+
+    def _stack(self):
+        stack = getattr(self._tls, "stack", None)
+        if stack is None:
+            stack = self._tls.stack = []
+        return stack
+
+    def _current(self):
+        stack = self._stack()
+        if not stack or int(stack[-1]) == 0:
+            raise DriverCallError(R.CUDA_ERROR_INVALID_CONTEXT)
+        handle = int(stack[-1])
+        if not any(0xC000 + o == handle and n > 0 for o, n in self._primary.items()):
+            raise DriverCallError(R.CUDA_ERROR_CONTEXT_IS_DESTROYED)
+        return handle
+
+    def _call(self, name, args, body):
+        _check_types(name, args)
+        self.log.append((name,) + tuple(args))
+        try:
+            with self._lock:
+                out = body()
+        except DriverCallError as exc:
+            return (exc.code,)
+        if out is None:
+            return (SUCCESS,)
+        if isinstance(out, tuple):
+            return (SUCCESS,) + out
+        return (SUCCESS, out)
+
+    # -- memory translation ---------------------------------------------------------
+    def _resolve(self, address, nbytes):
+        """Real host address for ``nbytes`` at device address ``address``."""
+        address = int(address)
+        i = bisect.bisect_right(self._bases, address) - 1
+        if i >= 0:
+            base = self._bases[i]
+            real, size = self._mem[base][0], self._mem[base][1]
+            if address + nbytes <= base + size:
+                return real + (address - base)
+        raise DriverCallError(R.CUDA_ERROR_INVALID_VALUE)
+
+    def _add_device_memory(self, fake, real, size, kind, keep):
+        self._mem[fake] = (real, size, self._current(), keep, kind)
+        bisect.insort(self._bases, fake)
+
+    def _drop_device_memory(self, fake):
+        if fake not in self._mem:
+            raise DriverCallError(R.CUDA_ERROR_INVALID_VALUE)
+        del self._mem[fake]
+        self._bases.remove(fake)
+
+    def read(self, address, nbytes):
+        """Bytes of device memory (for tests)."""
+        return ctypes.string_at(self._resolve(address, nbytes), nbytes)
+
+    def write(self, address, data):
+        ctypes.memmove(self._resolve(address, len(data)), bytes(data), len(data))
+
+    @property
+    def allocations(self):
+        return {base: entry[1] for base, entry in self._mem.items() if entry[4] == "device"}
+
+    # -- initialisation and devices -------------------------------------------------
+    def cuInit(self, flags):
+        return self._call("cuInit", (flags,), lambda: None)
+
+    def cuDriverGetVersion(self):
+        return self._call("cuDriverGetVersion", (), lambda: self.version)
+
+    def cuGetErrorString(self, res):
+        return (SUCCESS, f"fake driver error {getattr(res, 'name', res)}".encode())
+
+    def cuDeviceGetCount(self):
+        return self._call("cuDeviceGetCount", (), lambda: self.ndevices)
+
+    def _device(self, dev):
+        ordinal = int(dev)
+        if not 0 <= ordinal < self.ndevices:
+            raise DriverCallError(R.CUDA_ERROR_INVALID_DEVICE)
+        return ordinal
+
+    def cuDeviceGet(self, ordinal):
+        return self._call("cuDeviceGet", (ordinal,),
+                          lambda: _real.CUdevice(self._device(ordinal)))
+
+    def cuDeviceGetName(self, length, dev):
+        def body():
+            name = f"NVIDIA H100 80GB HBM3 (fake {self._device(dev)})".encode()
+            return (name + b"\0" * length)[:length]
+        return self._call("cuDeviceGetName", (length, dev), body)
+
+    def cuDeviceGetAttribute(self, attrib, dev):
+        def body():
+            self._device(dev)
+            key = attrib.name.replace("CU_DEVICE_ATTRIBUTE_", "")
+            return self.attributes.get(key, 0)
+        return self._call("cuDeviceGetAttribute", (attrib, dev), body)
+
+    def cuDeviceGetUuid(self, dev):
+        def body():
+            uuid = _real.CUuuid()
+            return uuid
+        return self._call("cuDeviceGetUuid", (dev,), body)
+
+    def cuDeviceTotalMem(self, dev):
+        return self._call("cuDeviceTotalMem", (dev,), lambda: (self._device(dev), TOTAL_MEMORY)[1])
+
+    # -- contexts -------------------------------------------------------------------
+    def cuDevicePrimaryCtxRetain(self, dev):
+        def body():
+            ordinal = self._device(dev)
+            self._primary[ordinal] = self._primary.get(ordinal, 0) + 1
+            return _real.CUcontext(0xC000 + ordinal)
+        return self._call("cuDevicePrimaryCtxRetain", (dev,), body)
+
+    def cuDevicePrimaryCtxRelease(self, dev):
+        def body():
+            ordinal = self._device(dev)
+            if self._primary.get(ordinal, 0) <= 0:
+                raise DriverCallError(R.CUDA_ERROR_INVALID_CONTEXT)
+            self._primary[ordinal] -= 1
+            if self._primary[ordinal] == 0:  # destroyed: its memory goes with it
+                handle = 0xC000 + ordinal
+                for base in [b for b, e in self._mem.items() if e[2] == handle]:
+                    self._drop_device_memory(base)
+        return self._call("cuDevicePrimaryCtxRelease", (dev,), body)
+
+    def cuCtxSetCurrent(self, ctx):
+        def body():
+            stack = self._stack()
+            if stack:
+                stack[-1] = ctx
+            else:
+                stack.append(ctx)
+        return self._call("cuCtxSetCurrent", (ctx,), body)
+
+    def cuCtxGetCurrent(self):
+        stack = self._stack()
+        return self._call("cuCtxGetCurrent", (),
+                          lambda: _real.CUcontext(int(stack[-1]) if stack else 0))
+
+    def cuCtxGetDevice(self):
+        return self._call("cuCtxGetDevice", (),
+                          lambda: _real.CUdevice(self._current() - 0xC000))
+
+    def cuCtxPushCurrent(self, ctx):
+        return self._call("cuCtxPushCurrent", (ctx,), lambda: self._stack().append(ctx))
+
+    def cuCtxPopCurrent(self):
+        def body():
+            stack = self._stack()
+            if not stack:
+                raise DriverCallError(R.CUDA_ERROR_INVALID_CONTEXT)
+            return _real.CUcontext(int(stack.pop()))
+        return self._call("cuCtxPopCurrent", (), body)
+
+    def cuCtxSynchronize(self):
+        return self._call("cuCtxSynchronize", (), lambda: (self._current(), None)[1])
+
+    # -- memory ---------------------------------------------------------------------
+    def cuMemGetInfo(self):
+        def body():
+            self._current()
+            used = sum(self.allocations.values())
+            return (TOTAL_MEMORY - used, TOTAL_MEMORY)
+        return self._call("cuMemGetInfo", (), body)
+
+    def cuMemAlloc(self, size):
+        def body():
+            if size <= 0:
+                raise DriverCallError(R.CUDA_ERROR_INVALID_VALUE)
+            self._current()
+            buf = ctypes.create_string_buffer(int(size))
+            fake = self._next
+            self._next += (int(size) + 0xFFFF) & ~0xFFFF
+            self._add_device_memory(fake, ctypes.addressof(buf), int(size), "device", buf)
+            return _real.CUdeviceptr(fake)
+        return self._call("cuMemAlloc", (size,), body)
+
+    def cuMemAllocManaged(self, size, flags):
+        def body():
+            self._current()
+            buf = ctypes.create_string_buffer(int(size))
+            real = ctypes.addressof(buf)
+            self._add_device_memory(real, real, int(size), "managed", buf)
+            return _real.CUdeviceptr(real)
+        return self._call("cuMemAllocManaged", (size, flags), body)
+
+    def cuMemFree(self, dptr):
+        def body():
+            self._current()
+            self._drop_device_memory(int(dptr))
+        return self._call("cuMemFree", (dptr,), body)
+
+    def cuMemHostAlloc(self, size, flags):
+        def body():
+            self._current()
+            buf = ctypes.create_string_buffer(int(size))
+            real = ctypes.addressof(buf)
+            self._host[real] = (buf, int(size), flags)
+            if flags & _real.CU_MEMHOSTALLOC_DEVICEMAP:
+                self._add_device_memory(real, real, int(size), "mapped", buf)
+            return real
+        return self._call("cuMemHostAlloc", (size, flags), body)
+
+    def cuMemFreeHost(self, p):
+        def body():
+            if int(p) not in self._host:
+                raise DriverCallError(R.CUDA_ERROR_INVALID_VALUE)
+            del self._host[int(p)]
+            if int(p) in self._mem:
+                self._drop_device_memory(int(p))
+        return self._call("cuMemFreeHost", (p,), body)
+
+    def cuMemHostRegister(self, p, size, flags):
+        def body():
+            self._current()
+            if int(p) in self._registered:
+                raise DriverCallError(R.CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED)
+            self._registered[int(p)] = (int(size), flags)
+            if flags & _real.CU_MEMHOSTREGISTER_DEVICEMAP:
+                self._add_device_memory(int(p), int(p), int(size), "mapped", None)
+        return self._call("cuMemHostRegister", (p, size, flags), body)
+
+    def cuMemHostUnregister(self, p):
+        def body():
+            if int(p) not in self._registered:
+                raise DriverCallError(R.CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED)
+            del self._registered[int(p)]
+            if int(p) in self._mem:
+                self._drop_device_memory(int(p))
+        return self._call("cuMemHostUnregister", (p,), body)
+
+    def cuMemHostGetDevicePointer(self, p, flags):
+        def body():
+            self._current()
+            if flags != 0:
+                raise DriverCallError(R.CUDA_ERROR_INVALID_VALUE)
+            self._resolve(int(p), 1)  # must be mapped
+            return _real.CUdeviceptr(int(p))
+        return self._call("cuMemHostGetDevicePointer", (p, flags), body)
+
+    def _host_address(self, p):
+        if isinstance(p, int) and 0 < p < DEVICE_BASE:
+            return p
+        raise DriverCallError(R.CUDA_ERROR_INVALID_VALUE)
+
+    def _copy(self, name, args, dst, src, nbytes, stream=None):
+        def body():
+            self._current()
+            if stream is not None:
+                self._stream(stream)
+            ctypes.memmove(dst(), src(), int(nbytes))
+        return self._call(name, args, body)
+
+    def cuMemcpyHtoD(self, dst, src, n):
+        return self._copy("cuMemcpyHtoD", (dst, src, n), lambda: self._resolve(dst, n),
+                          lambda: self._host_address(src), n)
+
+    def cuMemcpyHtoDAsync(self, dst, src, n, stream):
+        return self._copy("cuMemcpyHtoDAsync", (dst, src, n, stream),
+                          lambda: self._resolve(dst, n), lambda: self._host_address(src), n,
+                          stream)
+
+    def cuMemcpyDtoH(self, dst, src, n):
+        return self._copy("cuMemcpyDtoH", (dst, src, n), lambda: self._host_address(dst),
+                          lambda: self._resolve(src, n), n)
+
+    def cuMemcpyDtoHAsync(self, dst, src, n, stream):
+        return self._copy("cuMemcpyDtoHAsync", (dst, src, n, stream),
+                          lambda: self._host_address(dst), lambda: self._resolve(src, n), n,
+                          stream)
+
+    def cuMemcpyDtoD(self, dst, src, n):
+        return self._copy("cuMemcpyDtoD", (dst, src, n), lambda: self._resolve(dst, n),
+                          lambda: self._resolve(src, n), n)
+
+    def cuMemcpyDtoDAsync(self, dst, src, n, stream):
+        return self._copy("cuMemcpyDtoDAsync", (dst, src, n, stream),
+                          lambda: self._resolve(dst, n), lambda: self._resolve(src, n), n,
+                          stream)
+
+    def cuMemsetD32(self, dst, value, count):
+        def body():
+            self._current()
+            real = self._resolve(dst, 4 * int(count))
+            (ctypes.c_uint32 * int(count)).from_address(real)[:] = [int(value)] * int(count)
+        return self._call("cuMemsetD32", (dst, value, count), body)
+
+    # -- streams and events ---------------------------------------------------------
+    def _stream(self, stream):
+        value = int(stream)
+        if value in (0, 1, 2):
+            return value
+        if value not in self._streams:
+            raise DriverCallError(R.CUDA_ERROR_INVALID_HANDLE)
+        return value
+
+    def cuStreamCreate(self, flags):
+        def body():
+            self._current()
+            handle = self._new_handle()
+            self._streams[handle] = int(flags)
+            return _real.CUstream(handle)
+        return self._call("cuStreamCreate", (flags,), body)
+
+    def cuStreamDestroy(self, stream):
+        def body():
+            if self._stream(stream) in (0, 1, 2):
+                raise DriverCallError(R.CUDA_ERROR_INVALID_HANDLE)
+            del self._streams[int(stream)]
+        return self._call("cuStreamDestroy", (stream,), body)
+
+    def cuStreamSynchronize(self, stream):
+        return self._call("cuStreamSynchronize", (stream,),
+                          lambda: (self._current(), self._stream(stream), None)[2])
+
+    def cuStreamQuery(self, stream):
+        return self._call("cuStreamQuery", (stream,), lambda: (self._stream(stream), None)[1])
+
+    def cuStreamWaitEvent(self, stream, event, flags):
+        def body():
+            self._stream(stream)
+            self._event(event)
+        return self._call("cuStreamWaitEvent", (stream, event, flags), body)
+
+    def _event(self, event):
+        if int(event) not in self._events:
+            raise DriverCallError(R.CUDA_ERROR_INVALID_HANDLE)
+        return self._events[int(event)]
+
+    def cuEventCreate(self, flags):
+        def body():
+            self._current()
+            handle = self._new_handle()
+            self._events[handle] = {"flags": int(flags), "time": None}
+            return _real.CUevent(handle)
+        return self._call("cuEventCreate", (flags,), body)
+
+    def cuEventDestroy(self, event):
+        def body():
+            self._event(event)
+            del self._events[int(event)]
+        return self._call("cuEventDestroy", (event,), body)
+
+    def cuEventRecord(self, event, stream):
+        def body():
+            ev = self._event(event)
+            self._stream(stream)
+            self._clock += 0.25
+            ev["time"] = self._clock
+        return self._call("cuEventRecord", (event, stream), body)
+
+    def cuEventSynchronize(self, event):
+        return self._call("cuEventSynchronize", (event,), lambda: (self._event(event), None)[1])
+
+    def cuEventQuery(self, event):
+        return self._call("cuEventQuery", (event,), lambda: (self._event(event), None)[1])
+
+    def cuEventElapsedTime(self, start, end):
+        def body():
+            a, b = self._event(start), self._event(end)
+            if a["time"] is None or b["time"] is None:
+                raise DriverCallError(R.CUDA_ERROR_INVALID_HANDLE)
+            if (a["flags"] | b["flags"]) & int(_real.CUevent_flags.CU_EVENT_DISABLE_TIMING):
+                raise DriverCallError(R.CUDA_ERROR_INVALID_HANDLE)
+            return float(b["time"] - a["time"])
+        return self._call("cuEventElapsedTime", (start, end), body)
+
+    # -- modules and launches -------------------------------------------------------
+    _ENTRY = re.compile(r"\.entry\s+([\w$]+)\s*\(([^)]*)\)", re.S)
+    _PARAM = re.compile(r"\.param\s+(?:\.align\s+(\d+)\s+)?\.(\w+)\s+[\w$]+(?:\[(\d+)\])?")
+    _GLOBAL = re.compile(r"\.global\s+(?:\.align\s+(\d+)\s+)?\.(\w+)\s+([\w$]+)(?:\[(\d+)\])?")
+    _SIZES = {"b8": 1, "u8": 1, "s8": 1, "b16": 2, "u16": 2, "s16": 2, "f16": 2, "b32": 4,
+              "u32": 4, "s32": 4, "f32": 4, "b64": 8, "u64": 8, "s64": 8, "f64": 8}
+
+    def _load(self, name, args, image):
+        def body():
+            self._current()
+            data = bytes(image)
+            handle = self._new_handle()
+            if data.startswith(b"\x7fELF"):
+                module = _Module(handle, data, "cubin")
+            else:
+                if not data.endswith(b"\0"):
+                    raise DriverCallError(R.CUDA_ERROR_INVALID_IMAGE)  # PTX must be NUL-ended
+                text = data[:-1].decode()
+                if ".entry" not in text or ".target" not in text:
+                    raise DriverCallError(R.CUDA_ERROR_INVALID_PTX)
+                module = _Module(handle, data, "ptx")
+                for entry, params in self._ENTRY.findall(text):
+                    module.params[entry] = [
+                        self._SIZES[ty] * int(count or 1)
+                        for _align, ty, count in self._PARAM.findall(params)]
+                for _align, ty, gname, count in self._GLOBAL.findall(text):
+                    size = self._SIZES.get(ty, 1) * int(count or 1)
+                    buf = ctypes.create_string_buffer(size)
+                    fake = self._next
+                    self._next += 0x10000
+                    self._add_device_memory(fake, ctypes.addressof(buf), size, "global", buf)
+                    module.globals[gname] = (fake, size)
+            self._modules[handle] = module
+            return _real.CUmodule(handle)
+        return self._call(name, args, body)
+
+    def cuModuleLoadData(self, image):
+        return self._load("cuModuleLoadData", (image,), image)
+
+    def cuModuleLoadDataEx(self, image, nopts, opts, values):
+        if len(opts) != nopts or len(values) != nopts:
+            return (R.CUDA_ERROR_INVALID_VALUE,)
+        return self._load("cuModuleLoadDataEx", (image, nopts, opts, values), image)
+
+    def _module(self, hmod):
+        module = self._modules.get(int(hmod))
+        if module is None:
+            raise DriverCallError(R.CUDA_ERROR_INVALID_HANDLE)
+        return module
+
+    def cuModuleGetFunction(self, hmod, name):
+        def body():
+            module = self._module(hmod)
+            entry = name.decode()
+            if module.kind == "ptx" and entry not in module.params:
+                raise DriverCallError(R.CUDA_ERROR_NOT_FOUND)
+            handle = self._new_handle()
+            self._functions[handle] = (module, entry, dict(self.func_attributes))
+            return _real.CUfunction(handle)
+        return self._call("cuModuleGetFunction", (hmod, name), body)
+
+    def cuModuleGetGlobal(self, hmod, name):
+        def body():
+            module = self._module(hmod)
+            found = module.globals.get(name.decode())
+            if found is None:
+                raise DriverCallError(R.CUDA_ERROR_NOT_FOUND)
+            return (_real.CUdeviceptr(found[0]), found[1])
+        return self._call("cuModuleGetGlobal", (hmod, name), body)
+
+    def _function(self, f):
+        found = self._functions.get(int(f))
+        if found is None:
+            raise DriverCallError(R.CUDA_ERROR_INVALID_HANDLE)
+        return found
+
+    def cuFuncGetAttribute(self, attrib, f):
+        def body():
+            return self._function(f)[2][attrib.name.replace("CU_FUNC_ATTRIBUTE_", "")]
+        return self._call("cuFuncGetAttribute", (attrib, f), body)
+
+    def cuFuncSetAttribute(self, f, attrib, value):
+        def body():
+            attrs = self._function(f)[2]
+            key = attrib.name.replace("CU_FUNC_ATTRIBUTE_", "")
+            if key != "MAX_DYNAMIC_SHARED_SIZE_BYTES":
+                raise DriverCallError(R.CUDA_ERROR_INVALID_VALUE)
+            if value + attrs["SHARED_SIZE_BYTES"] > self.attributes[
+                    "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN"]:
+                raise DriverCallError(R.CUDA_ERROR_INVALID_VALUE)
+            attrs[key] = int(value)
+        return self._call("cuFuncSetAttribute", (f, attrib, value), body)
+
+    def cuOccupancyMaxActiveBlocksPerMultiprocessor(self, f, block, shared):
+        return self._call("cuOccupancyMaxActiveBlocksPerMultiprocessor", (f, block, shared),
+                          lambda: (self._function(f), self.occupancy_per_sm)[1])
+
+    def _launch(self, name, args, f, grid, block, shared, stream, params, extra):
+        def body():
+            self._current()
+            module, entry, attrs = self._function(f)
+            self._stream(stream)
+            if shared > attrs["MAX_DYNAMIC_SHARED_SIZE_BYTES"]:
+                raise DriverCallError(R.CUDA_ERROR_INVALID_VALUE)
+            if block[0] * block[1] * block[2] > attrs["MAX_THREADS_PER_BLOCK"]:
+                raise DriverCallError(R.CUDA_ERROR_INVALID_VALUE)
+            values = None
+            if module.kind == "ptx":
+                sizes = module.params[entry]
+                if sizes and not params:
+                    raise DriverCallError(R.CUDA_ERROR_INVALID_VALUE)
+                values = []
+                if sizes:
+                    ptrs = (ctypes.c_void_p * len(sizes)).from_address(int(params))
+                    values = [ctypes.string_at(ptrs[i], size) for i, size in enumerate(sizes)]
+            launch = {"entry": entry, "grid": tuple(grid), "block": tuple(block),
+                      "shared": int(shared), "stream": int(stream), "params": values,
+                      "kind": name, "module": module}
+            self.launches.append(launch)
+            if self.on_launch is not None:
+                self.on_launch(self, launch)
+        return self._call(name, args, body)
+
+    def cuLaunchKernel(self, f, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
+        return self._launch("cuLaunchKernel",
+                            (f, gx, gy, gz, bx, by, bz, shared, stream, params, extra), f,
+                            (gx, gy, gz), (bx, by, bz), shared, stream, params, extra)
+
+    def cuLaunchCooperativeKernel(self, f, gx, gy, gz, bx, by, bz, shared, stream, params):
+        return self._launch("cuLaunchCooperativeKernel",
+                            (f, gx, gy, gz, bx, by, bz, shared, stream, params), f,
+                            (gx, gy, gz), (bx, by, bz), shared, stream, params, None)
+
+    def cuProfilerStart(self):
+        return self._call("cuProfilerStart", (), lambda: None)
+
+    def cuProfilerStop(self):
+        return self._call("cuProfilerStop", (), lambda: None)
