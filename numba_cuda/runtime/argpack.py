@@ -46,6 +46,17 @@ class LaunchState:
         for fn in self.writeback:
             fn()
 
+    @property
+    def copy_back_stream(self):
+        """The stream for copies back to host memory after the launch: 0 (synchronous, done
+        when the launch call returns) for a default stream, else the launch's own stream.
+        An async copy into page-locked memory returns before the data arrives, so copying
+        back on the default stream's handle would leave pinned arguments stale."""
+        stream = self.stream
+        if stream is None or stream == 0 or getattr(stream, "is_default", False):
+            return 0
+        return stream
+
 
 # -- leaf codes -----------------------------------------------------------------------
 def _int_code(ty):
@@ -180,12 +191,15 @@ def _host_array_params(value, state, where):
         f"{where}: a host (numpy) array passed to a kernel is copied to the device before the "
         f"launch and back after it; pass a device array (cuda.to_device) to avoid the copies"),
         stacklevel=4)
+    from numba_cuda.runtime.transfers import device_to_host
+
     stream = state.stream if state is not None else 0
     dev = to_device(value, stream=stream)
     if state is not None:
         state.keepalive.append(dev)
         if value.flags["WRITEABLE"]:
-            state.writeback.append(lambda: dev.copy_to_host(value, stream=stream))
+            back = state.copy_back_stream
+            state.writeback.append(lambda: device_to_host(dev, value, back))
     return dev.kernel_params
 
 
@@ -210,7 +224,7 @@ def _record_converter(ty, where):
         st.keepalive.append((mem, host))
         if host.flags["WRITEABLE"]:
             st.writeback.append(
-                lambda: memcpy_dtoh(ptr, mem.device_pointer_value, nbytes, st.stream))
+                lambda: memcpy_dtoh(ptr, mem.device_pointer_value, nbytes, st.copy_back_stream))
         out.append(mem.device_pointer_value)
     return record_param
 

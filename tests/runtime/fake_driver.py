@@ -13,6 +13,10 @@ What it models:
   host pointer, as under UVA), registered and managed memory are real host memory;
 - streams and events: ``log`` records every operation in order, events get a fake clock time
   when recorded; elapsed time of unrecorded events fails like the driver does;
+- asynchrony of page-locked copies: an ``*Async`` copy whose host side is pinned, registered
+  or mapped memory is queued and only happens at the next synchronisation (stream, event or
+  context synchronize, a synchronous copy, a launch), as on a GPU where such a copy returns
+  before the DMA; async copies of pageable memory complete at once, as the driver stages them;
 - modules: PTX (parsed for each ``.entry``'s ``.param`` sizes and ``.global`` symbols) and
   ELF cubins are accepted; ``cuLaunchKernel`` / ``cuLaunchCooperativeKernel`` record the
   launch with a snapshot of each kernel parameter's bytes (PTX modules) read through the
@@ -22,8 +26,8 @@ What it models:
   TypeError there is raised here too, so the runtime cannot pass types the binding rejects.
 
 What it does NOT model: kernels never execute (device memory only changes through copies
-and memsets), no timing beyond a counter, no asynchrony (every operation completes at once,
-so missing synchronisation cannot be detected), no peer access/IPC/graphs, no JIT
+and memsets), no timing beyond a counter, no asynchrony beyond page-locked copies (kernels
+"run" when launched, streams are not independent: any synchronisation completes all work), no peer access/IPC/graphs, no JIT
 diagnostics or register/occupancy computation (fixed plausible numbers).
 """
 
@@ -128,6 +132,7 @@ class FakeDriver:
         self._modules = {}
         self._functions = {}  # handle -> (module, name, attrs)
         self._clock = 0.0
+        self._queued = []     # page-locked async copies not done yet
         self.initialised = False
 
     # -- plumbing -------------------------------------------------------------------
@@ -196,6 +201,7 @@ class FakeDriver:
         bisect.insort(self._bases, fake)
 
     def _drop_device_memory(self, fake):
+        self.flush()  # frees synchronise: no queued copy may outlive its memory
         if fake not in self._mem:
             raise DriverCallError(R.CUDA_ERROR_INVALID_VALUE)
         del self._mem[fake]
@@ -307,7 +313,7 @@ class FakeDriver:
         return self._call("cuCtxPopCurrent", (), body)
 
     def cuCtxSynchronize(self):
-        return self._call("cuCtxSynchronize", (), lambda: (self._current(), None)[1])
+        return self._call("cuCtxSynchronize", (), lambda: (self._current(), self.flush())[1])
 
     # -- memory ---------------------------------------------------------------------
     def cuMemGetInfo(self):
@@ -357,6 +363,7 @@ class FakeDriver:
 
     def cuMemFreeHost(self, p):
         def body():
+            self.flush()
             if int(p) not in self._host:
                 raise DriverCallError(R.CUDA_ERROR_INVALID_VALUE)
             del self._host[int(p)]
@@ -376,6 +383,7 @@ class FakeDriver:
 
     def cuMemHostUnregister(self, p):
         def body():
+            self.flush()
             if int(p) not in self._registered:
                 raise DriverCallError(R.CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED)
             del self._registered[int(p)]
@@ -397,12 +405,32 @@ class FakeDriver:
             return p
         raise DriverCallError(R.CUDA_ERROR_INVALID_VALUE)
 
-    def _copy(self, name, args, dst, src, nbytes, stream=None):
+    def _page_locked(self, address):
+        for base, size in [(b, e[1]) for b, e in self._host.items()] + \
+                [(b, e[0]) for b, e in self._registered.items()]:
+            if base <= address < base + size:
+                return True
+        return False
+
+    def flush(self):
+        """Complete every queued page-locked copy (what a synchronisation does)."""
+        queued, self._queued = self._queued, []
+        for copy in queued:
+            copy()
+
+    def _copy(self, name, args, dst, src, nbytes, stream=None, host=None):
         def body():
             self._current()
-            if stream is not None:
+            if stream is None:
+                self.flush()  # synchronous copies wait for earlier work
+            else:
                 self._stream(stream)
-            ctypes.memmove(dst(), src(), int(nbytes))
+            to, frm = dst(), src()
+            copy = lambda: ctypes.memmove(to, frm, int(nbytes))  # noqa: E731
+            if stream is not None and host is not None and self._page_locked(host):
+                self._queued.append(copy)
+            else:
+                copy()
         return self._call(name, args, body)
 
     def cuMemcpyHtoD(self, dst, src, n):
@@ -412,7 +440,7 @@ class FakeDriver:
     def cuMemcpyHtoDAsync(self, dst, src, n, stream):
         return self._copy("cuMemcpyHtoDAsync", (dst, src, n, stream),
                           lambda: self._resolve(dst, n), lambda: self._host_address(src), n,
-                          stream)
+                          stream, src)
 
     def cuMemcpyDtoH(self, dst, src, n):
         return self._copy("cuMemcpyDtoH", (dst, src, n), lambda: self._host_address(dst),
@@ -421,7 +449,7 @@ class FakeDriver:
     def cuMemcpyDtoHAsync(self, dst, src, n, stream):
         return self._copy("cuMemcpyDtoHAsync", (dst, src, n, stream),
                           lambda: self._host_address(dst), lambda: self._resolve(src, n), n,
-                          stream)
+                          stream, dst)
 
     def cuMemcpyDtoD(self, dst, src, n):
         return self._copy("cuMemcpyDtoD", (dst, src, n), lambda: self._resolve(dst, n),
@@ -465,7 +493,7 @@ class FakeDriver:
 
     def cuStreamSynchronize(self, stream):
         return self._call("cuStreamSynchronize", (stream,),
-                          lambda: (self._current(), self._stream(stream), None)[2])
+                          lambda: (self._current(), self._stream(stream), self.flush())[2])
 
     def cuStreamQuery(self, stream):
         return self._call("cuStreamQuery", (stream,), lambda: (self._stream(stream), None)[1])
@@ -504,7 +532,8 @@ class FakeDriver:
         return self._call("cuEventRecord", (event, stream), body)
 
     def cuEventSynchronize(self, event):
-        return self._call("cuEventSynchronize", (event,), lambda: (self._event(event), None)[1])
+        return self._call("cuEventSynchronize", (event,),
+                          lambda: (self._event(event), self.flush())[1])
 
     def cuEventQuery(self, event):
         return self._call("cuEventQuery", (event,), lambda: (self._event(event), None)[1])
@@ -621,6 +650,7 @@ class FakeDriver:
             self._current()
             module, entry, attrs = self._function(f)
             self._stream(stream)
+            self.flush()  # the kernel runs after the work queued before it
             if shared > attrs["MAX_DYNAMIC_SHARED_SIZE_BYTES"]:
                 raise DriverCallError(R.CUDA_ERROR_INVALID_VALUE)
             if block[0] * block[1] * block[2] > attrs["MAX_THREADS_PER_BLOCK"]:

@@ -379,3 +379,52 @@ def test_public_api_exports_defer_cleanup_and_event_elapsed_time():
     from numba import cuda
 
     assert callable(cuda.defer_cleanup) and callable(cuda.event_elapsed_time)
+
+
+def test_host_array_copy_back_on_the_default_stream_is_complete_when_the_launch_returns(fake):
+    """Page-locked host arrays passed to a kernel launched on the default stream: the copy
+    back must have finished when the call returns (an async copy into pinned memory returns
+    before the data arrives)."""
+    from numba import cuda
+    from numba.core.errors import NumbaPerformanceWarning
+
+    rec = np.dtype([("a", np.int32), ("b", np.float64)], align=True)
+
+    @cuda.jit
+    def k(a, r):
+        a[0] = 1
+        r.a = 5
+
+    def kernel_effect(drv, launch):
+        values = decode(launch, _last_compiled(drv, k).packer.codes)
+        drv.write(values[4], np.arange(4.0).tobytes())
+        drv.write(values[7], struct.pack("<i", 5))
+
+    fake.on_launch = kernel_effect
+    host = cuda.pinned_array(4)
+    host[:] = 0
+    records = cuda.pinned_array(1, rec)
+    with pytest.warns(NumbaPerformanceWarning):
+        k[1, 1](host, records[0])
+    np.testing.assert_array_equal(host, np.arange(4.0))
+    assert records[0]["a"] == 5
+    # on a user stream the copy back is ordered on that stream: complete after synchronize
+    host[:] = 0
+    s = cuda.stream()
+    with pytest.warns(NumbaPerformanceWarning):
+        k[1, 1, s](host, records[0])
+    s.synchronize()
+    np.testing.assert_array_equal(host, np.arange(4.0))
+
+
+def test_fake_driver_queues_async_copies_into_page_locked_memory(fake):
+    from numba import cuda
+
+    d = cuda.to_device(np.arange(4.0))
+    s = cuda.stream()
+    pinned = cuda.pinned_array(4)
+    pinned[:] = -1
+    d.copy_to_host(pinned, stream=s)
+    assert (pinned == -1).all()  # not yet: the copy is in flight
+    s.synchronize()
+    np.testing.assert_array_equal(pinned, np.arange(4.0))
