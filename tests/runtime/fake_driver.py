@@ -87,6 +87,32 @@ def _check_types(name, args):
             raise
 
 
+def _elf_data_symbols(image):
+    """(name, size) of each data object (STT_OBJECT) a 64-bit little-endian ELF defines."""
+    import struct
+
+    if image[4] != 2 or image[5] != 1:
+        raise DriverCallError(R.CUDA_ERROR_INVALID_IMAGE)
+    shoff, = struct.unpack_from("<Q", image, 0x28)
+    shentsize, shnum = struct.unpack_from("<HH", image, 0x3A)
+    sections = [struct.unpack_from("<IIQQQQIIQQ", image, shoff + i * shentsize)
+                for i in range(shnum)]
+    found = []
+    for sh_type, sh_offset, sh_size, sh_link, sh_entsize in (
+            (sec[1], sec[4], sec[5], sec[6], sec[9]) for sec in sections):
+        if sh_type != 2:  # SHT_SYMTAB
+            continue
+        strtab = sections[sh_link]
+        str_off = strtab[4]
+        for at in range(sh_offset, sh_offset + sh_size, sh_entsize or 24):
+            st_name, st_info, _other, st_shndx, _value, st_size = struct.unpack_from(
+                "<IBBHQQ", image, at)
+            if st_info & 0xF == 1 and st_shndx != 0:  # STT_OBJECT, defined
+                end = image.index(b"\0", str_off + st_name)
+                found.append((image[str_off + st_name:end].decode(), st_size))
+    return found
+
+
 class DriverCallError(Exception):
     def __init__(self, code):
         self.code = code
@@ -562,6 +588,12 @@ class FakeDriver:
             handle = self._new_handle()
             if data.startswith(b"\x7fELF"):
                 module = _Module(handle, data, "cubin")
+                for gname, size in _elf_data_symbols(data):
+                    buf = ctypes.create_string_buffer(max(size, 1))
+                    fake = self._next
+                    self._next += 0x10000
+                    self._add_device_memory(fake, ctypes.addressof(buf), size, "global", buf)
+                    module.globals[gname] = (fake, size)
             else:
                 if not data.endswith(b"\0"):
                     raise DriverCallError(R.CUDA_ERROR_INVALID_IMAGE)  # PTX must be NUL-ended

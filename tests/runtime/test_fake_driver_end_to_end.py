@@ -127,6 +127,12 @@ def test_pinned_mapped_managed(fake):
 
 
 # -- kernels ------------------------------------------------------------------------
+def _index_error_id(drv, launch):
+    """The id the kernel of ``launch`` reports an IndexError with (ids are per process)."""
+    table = _last_compiled(drv, None).exceptions
+    return min(c for c, entry in table.entries.items() if entry[0] is IndexError)
+
+
 def _last_compiled(fake, kernel):
     from numba_cuda.runtime.devices import current_context
 
@@ -263,7 +269,7 @@ def test_debug_kernel_error_record_is_read_and_cleared(fake):
 
     def kernel_effect(drv, launch):
         ((address, size),) = launch["module"].globals.values()
-        drv.write(address, struct.pack("<7i", 1, 3, 0, 0, 1, 0, 0))
+        drv.write(address, struct.pack("<7i", _index_error_id(drv, launch), 3, 0, 0, 1, 0, 0))
 
     fake.on_launch = kernel_effect
     with pytest.raises(IndexError, match=r"thread \(3, 0, 0\) of block \(1, 0, 0\)"):
@@ -282,12 +288,44 @@ def test_nvjitlink_cubin_path(monkeypatch):
     def k(a, x):
         a[cuda.grid(1)] = x
 
+    @cuda.jit(debug=True)
+    def kd(a):
+        a[cuda.grid(1)] = 1
+
+    @cuda.jit(lto=True)
+    def kl(a):
+        a[0] = 1
+
     d = cuda.to_device(np.zeros(4))
     try:
         k[1, 4](d, 2.0)
         assert drv.launches[-1]["module"].kind == "cubin"
+        kl[1, 1](d)
+        assert drv.launches[-1]["module"].kind == "cubin"
+
+        def kernel_effect(fake, launch):
+            ((address, size),) = launch["module"].globals.values()
+            fake.write(address, struct.pack("<7i", _index_error_id(fake, launch), 0, 0, 0, 0, 0, 0))
+
+        drv.on_launch = kernel_effect
+        # the error record survives nvJitLink: cuModuleGetGlobal finds it in the cubin
+        with pytest.raises(IndexError, match="out of bounds"):
+            kd[1, 1](d)
     finally:
         cuda.close()
+
+
+def test_max_registers_reach_the_driver_jit(fake):
+    from numba import cuda
+
+    @cuda.jit(max_registers=40)
+    def k(a):
+        a[0] = 1
+
+    k[1, 1](cuda.to_device(np.zeros(1)))
+    (load,) = [e for e in fake.log if e[0].startswith("cuModuleLoad")]
+    assert load[0] == "cuModuleLoadDataEx" and load[3:] == (
+        [fake.CUjit_option.CU_JIT_MAX_REGISTERS], [40])
 
 
 # -- contexts, devices, deallocation ------------------------------------------------------
