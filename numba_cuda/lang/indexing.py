@@ -48,6 +48,14 @@ class Dim3Type(types.Dummy):
 _DIM3_TYPES = {name: Dim3Type(name) for name in _DIM3_SREG}
 
 
+def register_data_models(manager):
+    """Compiler hook: ``cuda.threadIdx`` and friends carry no data (their attributes read special
+    registers), but debug info describes every variable, so they need a model."""
+    from numba.core.datamodel import models
+
+    manager.register(Dim3Type, models.OpaqueModel)
+
+
 @typeof_impl.register(stubs.Dim3Stub)
 def _typeof_dim3(val, c):
     return _DIM3_TYPES[val.qualname.rsplit(".", 1)[-1]]

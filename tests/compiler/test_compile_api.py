@@ -288,3 +288,15 @@ def test_laneid_and_warpsize_imported_by_name_read_the_special_registers(cuda):
 
     ptx, _ = cuda.compile_ptx(k, (int32[::1],), cc=(8, 0))
     assert "%laneid" in ptx and "WARP_SZ" in ptx
+
+
+@pytest.mark.parametrize("cc", [(7, 5), (9, 0), (10, 0)])
+def test_debug_kernel_using_every_dim3_object(cuda, cc):
+    """Debug info describes every variable, so cuda.threadIdx and friends need a data model."""
+    from numba import float64
+
+    def k(a):
+        a[cuda.threadIdx.x] = cuda.blockIdx.y + cuda.blockDim.z + cuda.gridDim.x
+
+    ptx, _ = cuda.compile_ptx(k, (float64[:],), debug=True, opt=False, cc=cc)
+    assert "%tid.x" in ptx and "%ctaid.y" in ptx and ".debug_info" in ptx
