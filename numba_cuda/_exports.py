@@ -76,7 +76,7 @@ RUNTIME = {
         "legacy_default_stream", "external_stream", "event", "synchronize",
         "as_cuda_array", "is_cuda_array", "from_cuda_array_interface",
         "DeviceNDArray", "profile_start", "profile_stop", "profiling",
-        "defer_cleanup", "event_elapsed_time",
+        "defer_cleanup", "event_elapsed_time", "from_dlpack",
     )
 }
 

@@ -12,6 +12,7 @@ from .devicearray import (  # noqa: F401
     MappedNDArray,
     ManagedNDArray,
     as_cuda_array,
+    from_dlpack,
     auto_device,
     device_array,
     device_array_like,

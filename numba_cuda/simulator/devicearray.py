@@ -345,6 +345,20 @@ def as_cuda_array(obj, sync=True):
     return from_cuda_array_interface(obj.__cuda_array_interface__, owner=obj, sync=sync)
 
 
+def from_dlpack(obj):
+    """A simulated device array sharing the memory of a DLPack producer (the simulator's
+    "device" memory is host memory, so producers on the CPU are accepted)."""
+    if isinstance(obj, DeviceNDArray):
+        return obj
+    try:
+        ary = np.from_dlpack(obj)
+    except (AttributeError, TypeError, BufferError, RuntimeError) as exc:
+        raise TypeError(
+            f"{type(obj).__name__} cannot be imported through DLPack in the simulator, which "
+            f"reads host memory only: {exc}") from exc
+    return DeviceNDArray(ary)
+
+
 def kernel_view(obj):
     """The numpy array a simulated kernel sees for an argument exporting the interface."""
     return _host_view(obj.__cuda_array_interface__, obj)

@@ -235,3 +235,32 @@ def test_record_arrays_by_attribute_and_by_key():
     d = cuda.to_device(np.zeros(4, rec_t))
     k[1, 4](d, single, out)
     assert list(d.copy_to_host()["y"]) == [0.5, 2.5, 4.5, 6.5]
+
+
+def test_from_dlpack_shares_host_memory_and_runs_in_kernels():
+    import numpy as np
+
+    from numba_cuda.simulator import api as sim
+
+    host = np.arange(8, dtype=np.float32)
+    dev = sim.from_dlpack(host)
+    assert isinstance(dev, sim.DeviceNDArray) and dev.shape == (8,)
+
+    @sim.jit
+    def double(a):
+        i = sim.grid(1)
+        if i < a.size:
+            a[i] *= 2
+
+    double[1, 8](dev)
+    np.testing.assert_array_equal(host, np.arange(8, dtype=np.float32) * 2)  # same memory
+    assert sim.from_dlpack(dev) is dev
+
+
+def test_from_dlpack_refuses_what_numpy_cannot_read():
+    import pytest
+
+    from numba_cuda.simulator import api as sim
+
+    with pytest.raises(TypeError, match="DLPack in the simulator"):
+        sim.from_dlpack(object())
