@@ -202,8 +202,13 @@ def has_current_context():
 
 
 def push_context(ctx):
+    stack = _stack()
+    if not stack:
+        # Remember what another library (CuPy, PyTorch ...) had made current, to give it back
+        # when our stack empties again.
+        _tls.outer = cudriver.call(cudriver.driver().cuCtxGetCurrent)
     _activate(ctx)
-    _stack().append(ctx)
+    stack.append(ctx)
 
 
 def pop_context():
@@ -215,7 +220,10 @@ def pop_context():
         _activate(stack[-1])
     else:
         drv = cudriver.driver()
-        cudriver.check(drv.cuCtxSetCurrent(drv.CUcontext(0))[0], "cuCtxSetCurrent")
+        outer = getattr(_tls, "outer", None)
+        _tls.outer = None
+        restore = outer if outer is not None else drv.CUcontext(0)
+        cudriver.check(drv.cuCtxSetCurrent(restore)[0], "cuCtxSetCurrent")
 
 
 def select_device(ordinal):

@@ -466,3 +466,19 @@ def test_fake_driver_queues_async_copies_into_page_locked_memory(fake):
     assert (pinned == -1).all()  # not yet: the copy is in flight
     s.synchronize()
     np.testing.assert_array_equal(pinned, np.arange(4.0))
+
+
+def test_another_librarys_current_context_is_given_back(fake):
+    """A context another library made current (CuPy, PyTorch use primary contexts) is current
+    again after numba-cuda pushed and popped its own in this thread."""
+    from cuda.bindings import driver as real
+    from numba import cuda
+
+    from numba_cuda.runtime import devices
+
+    foreign = real.CUcontext(0xC000 + 1)  # device 1's primary context, made current elsewhere
+    fake.cuCtxSetCurrent(foreign)
+    assert not devices.has_current_context()
+    with cuda.gpus[0]:
+        assert int(fake.cuCtxGetCurrent()[1]) == 0xC000
+    assert int(fake.cuCtxGetCurrent()[1]) == int(foreign)
