@@ -2,11 +2,11 @@
 
 import importlib.util
 import os
-import subprocess
 import sys
-import tempfile
 
 import pytest
+
+from tests import ptx_helpers
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -26,17 +26,5 @@ def ext():
 
 @pytest.fixture(scope="session")
 def assemble():
-    def run(ptx, cc):
-        from numba_cuda import toolkit
-
-        ptxas = toolkit.ptxas_path()
-        assert ptxas, "ptxas was not found by toolkit discovery"
-        with tempfile.TemporaryDirectory() as tmp:
-            src = os.path.join(tmp, "k.ptx")
-            with open(src, "w") as f:
-                f.write(ptx)
-            proc = subprocess.run([ptxas, f"-arch=sm_{cc[0]}{cc[1]}", src, "-o",
-                                   os.path.join(tmp, "k.cubin")], capture_output=True, text=True)
-        assert proc.returncode == 0, f"ptxas rejected the PTX for sm_{cc[0]}{cc[1]}:\n{proc.stderr}"
-
-    return run
+    """``assemble(ptx, cc)``: ptxas must accept the PTX for ``sm_XY`` (tests/ptx_helpers.py)."""
+    return ptx_helpers.assemble

@@ -7,12 +7,12 @@ accepts), feeds each PTX to ``ptxas -arch=sm_XY`` (which must accept it) and ret
 take the process down) and returns the completed process.
 """
 
-import os
 import subprocess
 import sys
-import tempfile
 
 import pytest
+
+from tests.ptx_helpers import assemble
 
 TARGET_CCS = ((7, 5), (8, 0), (9, 0), (10, 0), (12, 0))
 
@@ -22,26 +22,6 @@ def available_ccs():
 
     supported = set(capability.supported_ccs())
     return tuple(cc for cc in TARGET_CCS if cc in supported)
-
-
-def assemble(ptx, cc):
-    """Run ptxas on ``ptx`` for ``sm_XY``; fail the test with ptxas's message if it refuses."""
-    from numba_cuda import toolkit
-
-    ptxas = toolkit.ptxas_path()
-    if ptxas is None:
-        pytest.fail("ptxas was not found by toolkit discovery (install the nvcc wheel of this CUDA major)")
-    with tempfile.TemporaryDirectory() as tmp:
-        src = os.path.join(tmp, "kernel.ptx")
-        with open(src, "w") as f:
-            f.write(ptx)
-        arch = f"sm_{cc[0]}{cc[1]}"
-        proc = subprocess.run(
-            [ptxas, f"-arch={arch}", src, "-o", os.path.join(tmp, "kernel.cubin")],
-            capture_output=True, text=True,
-        )
-    if proc.returncode != 0:
-        pytest.fail(f"ptxas -arch={arch} rejected the PTX:\n{proc.stderr}\n--- PTX ---\n{ptx}")
 
 
 @pytest.fixture(scope="session")

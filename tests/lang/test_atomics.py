@@ -1,23 +1,15 @@
 """cuda.atomic.*: PTX per operation and dtype, shared memory, tuple indices, errors, GPU results."""
 
-import inspect
 import re
 
 import numpy as np
 import pytest
 from numba import cuda, float32, float64, int32, int64, uint32, uint64
-from numba.core.errors import TypingError
+
+from tests.typing_errors import expect_typing_error
 
 NB = {"int32": int32, "uint32": uint32, "int64": int64, "uint64": uint64,
       "float32": float32, "float64": float64}
-
-
-def line_of(fn, marker):
-    lines, first = inspect.getsourcelines(fn)
-    for offset, text in enumerate(lines):
-        if marker in text:
-            return first + offset
-    raise AssertionError(marker)
 
 
 def has_atom(body, instruction):
@@ -207,11 +199,7 @@ def cas_on_float(a):
     ],
 )
 def test_typing_errors_name_the_line(fn, argty, marker, words):
-    with pytest.raises(TypingError) as info:
-        cuda.compile_ptx(fn, (argty,), cc=(7, 5))
-    message = str(info.value)
-    assert words in message
-    assert f"line {line_of(fn, marker)}" in message
+    expect_typing_error(fn, (argty,), marker, words)
 
 
 def test_unsupported_dtype_is_an_error_not_a_crash(run_python):

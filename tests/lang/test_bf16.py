@@ -1,29 +1,21 @@
 """cuda.bf16: bfloat16 typing, PTX per compute capability (native from sm_80/sm_90, float32 below;
 ptxas accepts all), the software rounding checked on the host CPU, errors, simulator, GPU."""
 
-import inspect
 import re
 
 import numpy as np
 import pytest
 from numba import cuda
 from numba.core import types
-from numba.core.errors import TypingError
 
 from numba_cuda.lang import bf16 as bf16_family
 from numba_cuda.simulator import api as sim
 from numba_cuda.simulator.bfloat16 import round_to_bfloat16
 
+from tests.typing_errors import expect_typing_error
+
 BF = bf16_family.bfloat16
 f32, f64 = types.float32, types.float64
-
-
-def line_of(fn, marker):
-    lines, first = inspect.getsourcelines(fn)
-    for offset, text in enumerate(lines):
-        if marker in text:
-            return first + offset
-    raise AssertionError(marker)
 
 
 def _resty(fn, sig):
@@ -72,7 +64,9 @@ def everything(a, d, out):
 def test_lowering_per_compute_capability(ptx_for, code, opt):
     from numba_cuda.compiler import capability
 
-    from .conftest import assemble, available_ccs
+    from tests.ptx_helpers import assemble
+
+    from .conftest import available_ccs
 
     ccs = list(available_ccs())
     ccs += [cc for cc in ((5, 0), (8, 6)) if cc in capability.supported_ccs()]
@@ -185,10 +179,7 @@ def construct_from_array(a):
     (construct_from_array, "MARK-CTOR", "x must be a number"),
 ])
 def test_typing_errors_name_the_line(fn, marker, words):
-    with pytest.raises(TypingError) as info:
-        cuda.compile_ptx(fn, (f32[:],), cc=(8, 0))
-    assert words in str(info.value)
-    assert f"line {line_of(fn, marker)}" in str(info.value)
+    expect_typing_error(fn, (f32[:],), marker, words, cc=(8, 0))
 
 
 # ---- simulator ---------------------------------------------------------------------------

@@ -1,22 +1,14 @@
 """cuda.popc / clz / ffs / brev / fma / cbrt / selp."""
 
-import inspect
 from fractions import Fraction
 
 import numpy as np
 import pytest
 from numba import cuda, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64
-from numba.core.errors import TypingError
+
+from tests.typing_errors import expect_typing_error
 
 INTEGERS = [int8, int16, int32, int64, uint8, uint16, uint32, uint64]
-
-
-def line_of(fn, marker):
-    lines, first = inspect.getsourcelines(fn)
-    for offset, text in enumerate(lines):
-        if marker in text:
-            return first + offset
-    raise AssertionError(marker)
 
 
 def bit_kernel(out, x):
@@ -92,11 +84,7 @@ def fma_arity(out, x):
     ],
 )
 def test_typing_errors_name_the_line(fn, marker, words):
-    with pytest.raises(TypingError) as info:
-        cuda.compile_ptx(fn, (float64[:], float64[:]), cc=(7, 5))
-    message = str(info.value)
-    assert words in message
-    assert f"line {line_of(fn, marker)}" in message
+    expect_typing_error(fn, (float64[:], float64[:]), marker, words)
 
 
 # ---- GPU ----------------------------------------------------------------------------------

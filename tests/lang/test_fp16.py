@@ -1,7 +1,6 @@
 """float16 in kernels and cuda.fp16.*: typing, PTX per compute capability (accepted by ptxas),
 fallbacks below sm_53/sm_70 (CUDA 12), float16 atomics, errors, the simulator, GPU numerics."""
 
-import inspect
 import math
 import re
 
@@ -14,15 +13,9 @@ from numba.core.errors import TypingError
 from numba_cuda.lang import fp16 as fp16_family
 from numba_cuda.simulator import api as sim
 
+from tests.typing_errors import expect_typing_error
+
 f16, f32, f64 = types.float16, types.float32, types.float64
-
-
-def line_of(fn, marker):
-    lines, first = inspect.getsourcelines(fn)
-    for offset, text in enumerate(lines):
-        if marker in text:
-            return first + offset
-    raise AssertionError(marker)
 
 
 def half_native(cc):
@@ -244,7 +237,7 @@ def test_old_compute_capabilities_fall_back(opt, code):
     atomics): libNVVM computes in float32 there, and the atomic is a 32-bit CAS loop."""
     from numba_cuda.compiler import capability
 
-    from .conftest import assemble
+    from tests.ptx_helpers import assemble
 
     old = [cc for cc in ((5, 0), (6, 0)) if cc in capability.supported_ccs()]
     if not old:
@@ -301,11 +294,7 @@ def atomic_wrong_index(a):
     (atomic_wrong_index, f16[:, :], "MARK-INDEX", "needs a tuple of 2 integer indices"),
 ])
 def test_typing_errors_name_the_line(fn, argty, marker, words):
-    with pytest.raises(TypingError) as info:
-        cuda.compile_ptx(fn, (argty,), cc=(7, 5))
-    message = str(info.value)
-    assert words in message
-    assert f"line {line_of(fn, marker)}" in message
+    expect_typing_error(fn, (argty,), marker, words)
 
 
 def test_read_only_array_atomic_is_an_error():

@@ -1,25 +1,17 @@
 """cuda.shared.array / cuda.local.array / cuda.const.array_like."""
 
-import inspect
 import re
 
 import numpy as np
 import pytest
 from numba import cuda, float32, float64, int32, int64
-from numba.core.errors import TypingError
+
+from tests.typing_errors import expect_typing_error
 
 TILE = 16
 SHAPE2D = (4, 8)
 TABLE = np.arange(32, dtype=np.float32) * 0.5
 TABLE2D = np.arange(12, dtype=np.int64).reshape(3, 4)
-
-
-def line_of(fn, marker):
-    lines, first = inspect.getsourcelines(fn)
-    for offset, text in enumerate(lines):
-        if marker in text:
-            return first + offset
-    raise AssertionError(marker)
 
 
 def static_shared(out):
@@ -193,11 +185,7 @@ def const_not_array(out, n):
     ],
 )
 def test_typing_errors_name_the_line(fn, marker, words):
-    with pytest.raises(TypingError) as info:
-        cuda.compile_ptx(fn, (float32[:], int64), cc=(7, 5))
-    message = str(info.value)
-    assert words in message
-    assert f"line {line_of(fn, marker)}" in message
+    expect_typing_error(fn, (float32[:], int64), marker, words)
 
 
 # ---- GPU ----------------------------------------------------------------------------------

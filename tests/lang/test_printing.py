@@ -1,6 +1,5 @@
 """print() in kernels through vprintf."""
 
-import inspect
 import re
 import textwrap
 
@@ -8,13 +7,7 @@ import pytest
 from numba import complex64, cuda, float32, int32, uint64
 from numba.core.errors import TypingError
 
-
-def line_of(fn, marker):
-    lines, first = inspect.getsourcelines(fn)
-    for offset, text in enumerate(lines):
-        if marker in text:
-            return first + offset
-    raise AssertionError(marker)
+from tests.typing_errors import line_of
 
 
 def const_strings(ptx):

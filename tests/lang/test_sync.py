@@ -1,19 +1,11 @@
 """Barriers and fences: PTX for every cc, ptxas acceptance, typing errors, GPU results."""
 
-import inspect
 
 import numpy as np
 import pytest
 from numba import cuda, int32
-from numba.core.errors import TypingError
 
-
-def line_of(fn, marker):
-    lines, first = inspect.getsourcelines(fn)
-    for offset, text in enumerate(lines):
-        if marker in text:
-            return first + offset
-    raise AssertionError(marker)
+from tests.typing_errors import expect_typing_error
 
 
 def all_barriers(out):
@@ -85,11 +77,7 @@ def bad_mask(out):
     ],
 )
 def test_typing_errors_name_the_line(fn, marker, words):
-    with pytest.raises(TypingError) as info:
-        cuda.compile_ptx(fn, (int32[:],), cc=(7, 5))
-    message = str(info.value)
-    assert words in message
-    assert f"line {line_of(fn, marker)}" in message
+    expect_typing_error(fn, (int32[:],), marker, words)
 
 
 # ---- GPU ----------------------------------------------------------------------------------

@@ -1,14 +1,13 @@
 """CUDA vector types: names (real target = simulator), construction and components in kernels
 (PTX per cc, ptxas), host values as kernel arguments (types, parameters, packing), errors, GPU."""
 
-import inspect
 import re
 
 import numpy as np
 import pytest
 from numba import cuda, typeof
 from numba.core import types
-from numba.core.errors import LoweringError, TypingError
+from numba.core.errors import LoweringError
 
 from numba_cuda import _exports
 from numba_cuda.lang import stubs
@@ -17,13 +16,7 @@ from numba_cuda.runtime.argpack import ArgPacker
 from numba_cuda.simulator import api as sim
 from numba_cuda.simulator.vectortypes import VECTOR_TYPES as SIM_VECTOR_TYPES
 
-
-def line_of(fn, marker):
-    lines, first = inspect.getsourcelines(fn)
-    for offset, text in enumerate(lines):
-        if marker in text:
-            return first + offset
-    raise AssertionError(marker)
+from tests.typing_errors import expect_typing_error, line_of
 
 
 def test_names_and_aliases_match_the_simulator():
@@ -90,7 +83,7 @@ def take_vectors(out, v, w):
 
 
 def test_host_values_as_kernel_arguments(code):
-    from .conftest import assemble
+    from tests.ptx_helpers import assemble
 
     v, w = cuda.float32x4(1, 2, 3, 4), cuda.int2(5, 6)
     # what the dispatcher does with launch arguments (typeof with Purpose.argument)
@@ -162,10 +155,7 @@ def assign_component(out):
     (not_a_number, "MARK-ARRAY", "components must be numbers or vector types"),
 ])
 def test_typing_errors_name_the_line(fn, marker, words):
-    with pytest.raises(TypingError) as info:
-        cuda.compile_ptx(fn, (types.float32[:],), cc=(7, 5))
-    assert words in str(info.value)
-    assert f"line {line_of(fn, marker)}" in str(info.value)
+    expect_typing_error(fn, (types.float32[:],), marker, words)
 
 
 def test_assigning_a_component_is_an_error_naming_the_line():

@@ -1,21 +1,13 @@
 """Warp-level primitives and nanosleep: PTX for every cc, types, errors, GPU results."""
 
-import inspect
 
 import numpy as np
 import pytest
 from numba import boolean, cuda, float32, float64, int32, int64, uint32, uint64
-from numba.core.errors import TypingError
+
+from tests.typing_errors import expect_typing_error
 
 VALUES = [int32, uint32, int64, uint64, float32, float64]
-
-
-def line_of(fn, marker):
-    lines, first = inspect.getsourcelines(fn)
-    for offset, text in enumerate(lines):
-        if marker in text:
-            return first + offset
-    raise AssertionError(marker)
 
 
 def shuffles(out, x):
@@ -93,11 +85,7 @@ def match_bool(out, x):
     ],
 )
 def test_typing_errors_name_the_line(fn, marker, words):
-    with pytest.raises(TypingError) as info:
-        cuda.compile_ptx(fn, (float64[:], float64[:]), cc=(7, 5))
-    message = str(info.value)
-    assert words in message
-    assert f"line {line_of(fn, marker)}" in message
+    expect_typing_error(fn, (float64[:], float64[:]), marker, words)
 
 
 # ---- GPU ----------------------------------------------------------------------------------

@@ -5,11 +5,12 @@ import math
 import os
 import subprocess
 import sys
-import tempfile
 import textwrap
 from types import SimpleNamespace
 
 import pytest
+
+from tests.ptx_helpers import assemble
 
 MASK = (1 << 64) - 1
 
@@ -116,21 +117,6 @@ def run_simulated(code, timeout=600):
                           capture_output=True, text=True, timeout=timeout)
     assert proc.returncode == 0, f"simulated run failed:\n{proc.stdout}\n{proc.stderr}"
     return proc.stdout
-
-
-def assemble(ptx, cc):
-    from numba_cuda import toolkit
-
-    ptxas = toolkit.ptxas_path()
-    if ptxas is None:
-        pytest.fail("ptxas was not found by toolkit discovery (install the nvcc wheel of this CUDA major)")
-    with tempfile.TemporaryDirectory() as tmp:
-        src = os.path.join(tmp, "kernel.ptx")
-        with open(src, "w") as f:
-            f.write(ptx)
-        proc = subprocess.run([ptxas, f"-arch=sm_{cc[0]}{cc[1]}", src, "-o",
-                               os.path.join(tmp, "kernel.cubin")], capture_output=True, text=True)
-    assert proc.returncode == 0, f"ptxas rejected the PTX for sm_{cc[0]}{cc[1]}:\n{proc.stderr}"
 
 
 @pytest.fixture(scope="session")
