@@ -82,7 +82,9 @@ def loader_cache_dirs(refresh=False):
     """Folders holding CUDA libraries according to the dynamic loader's cache.
 
     ``ldconfig -p`` is a subprocess (a fork of this process), so its answer is
-    kept for the life of the process; ``refresh=True`` asks again.
+    kept for the life of the process; ``refresh=True`` asks again.  Raises
+    ``OSError`` saying why when no ``ldconfig`` could be run (nothing is kept
+    then); the system source reports that reason and searches on without it.
     """
     global _loader_cache
     if _loader_cache is None or refresh:
@@ -94,10 +96,16 @@ def _read_loader_cache():
     if sys.platform.startswith("win"):
         return []
     out = []
+    failures = []
     for exe in ("ldconfig", "/sbin/ldconfig", "/usr/sbin/ldconfig"):
         try:
             proc = subprocess.run([exe, "-p"], capture_output=True, text=True, timeout=10)
-        except (OSError, subprocess.SubprocessError):
+        except (OSError, subprocess.SubprocessError) as exc:
+            failures.append(f"{exe}: {exc}")
+            continue
+        if proc.returncode != 0:
+            failures.append(f"{exe} -p exited with status {proc.returncode}: "
+                            f"{proc.stderr.strip() or 'no message'}")
             continue
         for line in proc.stdout.splitlines():
             m = re.match(r"\s*(libnvvm|libnvrtc|libcudart|libnvJitLink)\.so\S*\s.*=>\s*(\S+)", line)
@@ -105,8 +113,8 @@ def _read_loader_cache():
                 folder = os.path.dirname(m.group(2))
                 if folder not in out:
                     out.append(folder)
-        break
-    return out
+        return out
+    raise OSError("; ".join(failures))
 
 
 def _bindings_major():
@@ -388,12 +396,13 @@ def _system_sources(env):
     out = []
     roots, flat = [], []
     lib_dirs = []
+    cache_error = None
     if not layouts.is_windows(env.platform):
         lib_dirs += [d for d in env.environ.get("LD_LIBRARY_PATH", "").split(os.pathsep) if d]
         try:
             lib_dirs += list(env.loader_dirs())
-        except Exception:  # noqa: BLE001 - a broken ldconfig is not fatal
-            pass
+        except Exception as exc:  # noqa: BLE001 - reported below; the search goes on without it
+            cache_error = f"loader cache not read: {exc or type(exc).__name__}"
     for folder in lib_dirs:
         root = _root_of(folder)
         if root and os.path.isdir(root) and _looks_like_toolkit(root):
@@ -406,14 +415,18 @@ def _system_sources(env):
     for root in env.system_roots:
         if os.path.isdir(root) and not any(_same(root, r) for r in roots):
             roots.append(root)
+    if cache_error:
+        # an honest entry in every report; the other system places are still searched
+        out.append(Source("system", "system loader cache (ldconfig -p)", skip=cache_error))
     for root in roots:
         out.append(Source("system", f"system toolkit {root}", root))
     for folder in flat:
         out.append(Source("system", f"system library folder {folder}", folder, layout="flat"))
-    if not out:
+    if not roots and not flat:
         where = ", ".join(env.system_roots) or "no standard location"
+        places = "at" if cache_error else "in the loader cache or at"
         out.append(Source("system", f"system ({where}, loader cache)",
-                          skip="no CUDA toolkit in the loader cache or at " + where))
+                          skip=f"no CUDA toolkit {places} {where}"))
     return out
 
 
