@@ -1,45 +1,8 @@
-"""Fixtures for the ufunc tests: PTX for every target cc checked by ptxas (the
-helpers of ``tests/lang/conftest.py``, loaded by path), running code in fresh interpreters."""
-
-import importlib.util
-import os
-import subprocess
-import sys
-import tempfile
-import textwrap
+"""Fixtures for the ufunc tests (shared with tests/cg: tests/kernel_fixtures.py)."""
 
 import pytest
 
-_spec = importlib.util.spec_from_file_location(
-    "_lang_ptx_helpers", os.path.join(os.path.dirname(__file__), "..", "lang", "conftest.py"))
-_lang = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_lang)
-
-assemble = _lang.assemble
-available_ccs = _lang.available_ccs
-code = _lang.code
-ccs = _lang.ccs
-ptx_for = _lang.ptx_for
-
-
-@pytest.fixture
-def run_script():
-    """``run_script(code, env=None, cwd=None)``: run ``code`` as a file (so kernels have source)
-    in a fresh interpreter; returns the completed process."""
-
-    def run(source, env=None, cwd=None, timeout=300):
-        full_env = dict(os.environ)
-        full_env.pop("NUMBA_ENABLE_CUDASIM", None)
-        full_env.update(env or {})
-        with tempfile.TemporaryDirectory() as tmp:
-            workdir = cwd or tmp
-            path = os.path.join(workdir, "ufunc_script.py")
-            with open(path, "w") as f:
-                f.write(textwrap.dedent(source))
-            return subprocess.run([sys.executable, path], env=full_env, cwd=workdir,
-                                  capture_output=True, text=True, timeout=timeout)
-
-    return run
+from tests.kernel_fixtures import assemble, available_ccs, ccs, code, ptx_for, run_script  # noqa: F401
 
 
 @pytest.fixture
