@@ -5,14 +5,13 @@ info are handed over exactly as before (one module per library, no merge)."""
 
 import os
 import re
-import subprocess
-import tempfile
 
 import pytest
 from numba import cuda, float64
 
 from numba_cuda.compiler import capability, module_merge
 from numba_cuda.errors import NvvmError
+from tests.ptx_helpers import ptxas_or_skip
 
 
 @cuda.jit(device=True, debug=True, opt=False)
@@ -59,21 +58,7 @@ def _line(marker):
 
 @pytest.fixture(scope="module")
 def ptxas():
-    from numba_cuda import toolkit
-
-    path = toolkit.ptxas_path()
-    if path is None:
-        pytest.skip("ptxas is not installed in this toolkit (install nvidia-cuda-nvcc)")
-
-    def run(ptx, cc):
-        with tempfile.TemporaryDirectory() as tmp:
-            src = os.path.join(tmp, "k.ptx")
-            with open(src, "w") as fh:
-                fh.write(ptx)
-            return subprocess.run([path, f"-arch=sm_{cc[0]}{cc[1]}", "-o", os.devnull, src],
-                                  capture_output=True, text=True, timeout=120)
-
-    return run
+    return ptxas_or_skip()
 
 
 def _loc_lines(ptx):

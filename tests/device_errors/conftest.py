@@ -1,10 +1,9 @@
 """Fixtures for the device-exception tests (debug=True / boundscheck=True kernels)."""
 
-import os
-import subprocess
-import tempfile
 
 import pytest
+
+from tests.ptx_helpers import ptxas_or_skip
 
 WANTED_CCS = ((7, 5), (8, 0), (9, 0), (10, 0), (12, 0))
 
@@ -21,21 +20,7 @@ def ccs():
 @pytest.fixture(scope="session")
 def ptxas():
     """``ptxas(ptx, cc)`` -> CompletedProcess, with the toolkit's ptxas."""
-    from numba_cuda import toolkit
-
-    path = toolkit.ptxas_path()
-    if path is None:
-        pytest.skip("ptxas is not installed in this toolkit (install nvidia-cuda-nvcc)")
-
-    def run(ptx, cc):
-        with tempfile.TemporaryDirectory() as tmp:
-            src = os.path.join(tmp, "k.ptx")
-            with open(src, "w") as fh:
-                fh.write(ptx)
-            return subprocess.run([path, f"-arch=sm_{cc[0]}{cc[1]}", "-o", os.devnull, src],
-                                  capture_output=True, text=True, timeout=120)
-
-    return run
+    return ptxas_or_skip()
 
 
 @pytest.fixture(scope="session")
