@@ -22,40 +22,32 @@ def _handle(stream):
     return stream_handle(stream)
 
 
-def memcpy_htod(dst_ptr, src_ptr, nbytes, stream=0):
-    if nbytes == 0:
-        return
+def _memcpy(call, dst, src, nbytes, stream):
+    """``cuMemcpy<call>`` on the default stream, ``cuMemcpy<call>Async`` on another one.
+    ``dst``/``src`` are already in the binding's types (CUdeviceptr for device memory)."""
     drv = cudriver.driver()
-    dst = drv.CUdeviceptr(dst_ptr)
     if _is_default(stream):
-        cudriver.check(drv.cuMemcpyHtoD(dst, src_ptr, nbytes)[0], "cuMemcpyHtoD")
+        name = f"cuMemcpy{call}"
+        cudriver.check(getattr(drv, name)(dst, src, nbytes)[0], name)
     else:
-        cudriver.check(drv.cuMemcpyHtoDAsync(dst, src_ptr, nbytes, _handle(stream))[0],
-                       "cuMemcpyHtoDAsync")
+        name = f"cuMemcpy{call}Async"
+        cudriver.check(getattr(drv, name)(dst, src, nbytes, _handle(stream))[0], name)
+
+
+def memcpy_htod(dst_ptr, src_ptr, nbytes, stream=0):
+    if nbytes:
+        _memcpy("HtoD", cudriver.driver().CUdeviceptr(dst_ptr), src_ptr, nbytes, stream)
 
 
 def memcpy_dtoh(dst_ptr, src_ptr, nbytes, stream=0):
-    if nbytes == 0:
-        return
-    drv = cudriver.driver()
-    src = drv.CUdeviceptr(src_ptr)
-    if _is_default(stream):
-        cudriver.check(drv.cuMemcpyDtoH(dst_ptr, src, nbytes)[0], "cuMemcpyDtoH")
-    else:
-        cudriver.check(drv.cuMemcpyDtoHAsync(dst_ptr, src, nbytes, _handle(stream))[0],
-                       "cuMemcpyDtoHAsync")
+    if nbytes:
+        _memcpy("DtoH", dst_ptr, cudriver.driver().CUdeviceptr(src_ptr), nbytes, stream)
 
 
 def memcpy_dtod(dst_ptr, src_ptr, nbytes, stream=0):
-    if nbytes == 0:
-        return
-    drv = cudriver.driver()
-    dst, src = drv.CUdeviceptr(dst_ptr), drv.CUdeviceptr(src_ptr)
-    if _is_default(stream):
-        cudriver.check(drv.cuMemcpyDtoD(dst, src, nbytes)[0], "cuMemcpyDtoD")
-    else:
-        cudriver.check(drv.cuMemcpyDtoDAsync(dst, src, nbytes, _handle(stream))[0],
-                       "cuMemcpyDtoDAsync")
+    if nbytes:
+        ptr = cudriver.driver().CUdeviceptr
+        _memcpy("DtoD", ptr(dst_ptr), ptr(src_ptr), nbytes, stream)
 
 
 def _host_ptr(arr):
