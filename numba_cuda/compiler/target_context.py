@@ -20,6 +20,9 @@ from numba.core.callconv import MinimalCallConv
 
 from . import nvvmir
 
+#: (type text, "size"|"alignment") -> bytes, for the one NVVM data layout every context uses.
+_LAYOUT_CACHE = {}
+
 
 class CUDACallConv(MinimalCallConv):
     """``i32 status f(ret*, args...)``; exceptions become status codes with process-wide unique
@@ -127,6 +130,30 @@ class CUDATargetContext(BaseContext):
             # Only parses the layout string: no LLVM backend is involved.
             self._target_data = ll.create_target_data(nvvmir.DATA_LAYOUT)
         return self._target_data
+
+    def get_abi_sizeof(self, ty):
+        # llvmlite answers by printing the type into a module and parsing it with LLVM (~0.1 ms);
+        # Numba asks for every user variable it allocates.  Layout-only answers: cache by text.
+        return self._layout_query(ty, "size")
+
+    def get_abi_alignment(self, ty):
+        return self._layout_query(ty, "alignment")
+
+    def _layout_query(self, ty, what):
+        if not isinstance(ty, ir.Type):
+            raise TypeError(f"expected an LLVM type, got {ty!r}")
+        if isinstance(ty, ir.IdentifiedStructType):  # its text is a name, not a layout
+            return self._ask_llvm(ty, what)
+        key = (str(ty), what)
+        answer = _LAYOUT_CACHE.get(key)
+        if answer is None:
+            answer = _LAYOUT_CACHE[key] = self._ask_llvm(ty, what)
+        return answer
+
+    def _ask_llvm(self, ty, what):
+        if what == "size":
+            return ty.get_abi_size(self.target_data)
+        return ty.get_abi_alignment(self.target_data)
 
     @cached_property
     def nonconst_module_attrs(self):
