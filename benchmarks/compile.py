@@ -3,8 +3,13 @@
     python benchmarks/compile.py [--ours PYTHON] [--ref-venv DIR] [--repeat N] [--setup-only]
 
 Creates (or reuses) a separate venv, ``benchmarks/.ref-venv`` (git-ignored), with NVIDIA's
-``numba-cuda[cu13]`` from PyPI as the reference; our package runs in ``--ours`` (default: the
-repository's ``.venv-cu13``).  Measured in fresh processes, for each side:
+``numba-cuda[cu13]`` from PyPI as the reference, and a second one, ``benchmarks/.venv-ours``,
+that mirrors it for this package: the checkout installed as a wheel (``pip install .[cu13]``,
+re-installed on every run so that it measures the current sources), every dependency the two
+share pinned to the version the reference venv has (numba, llvmlite, numpy, cuda-bindings, the
+NVIDIA wheels ...), and nothing else: no test or docs extras (PyYAML, which ``import numba``
+imports when it is present, costs ~10 ms).  ``--ours PYTHON`` measures another interpreter
+instead.  Measured in fresh processes, for each side:
 
 * ``from numba import cuda`` time (median of ``--repeat`` processes);
 * the first ``compile_ptx`` of a small kernel (import excluded, median of ``--repeat``);
@@ -34,7 +39,7 @@ import textwrap
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 DEFAULT_REF = ROOT / "benchmarks" / ".ref-venv"
-DEFAULT_OURS = ROOT / ".venv-cu13" / "bin" / "python"
+DEFAULT_OURS_VENV = ROOT / "benchmarks" / ".venv-ours"
 CC = (9, 0)
 
 IMPORT_SNIPPET = """
@@ -182,6 +187,44 @@ def ensure_reference(ref_venv, base_python):
     return python
 
 
+def shared_pins(ref_python):
+    """``name==version`` of every package in the reference venv except NVIDIA's numba-cuda and
+    the packaging tools: the constraints under which our mirror venv is installed."""
+    out = subprocess.run([str(ref_python), "-m", "pip", "list", "--format=freeze"],
+                         capture_output=True, text=True, check=True).stdout
+    skip = {"numba-cuda", "numba_cuda", "pip", "setuptools", "wheel"}
+    return [line.strip() for line in out.splitlines()
+            if "==" in line and line.split("==")[0].strip().lower() not in skip]
+
+
+def ensure_ours(venv, base_python, ref_python):
+    """The mirror venv: this checkout as a wheel with ``[cu13]``, shared dependencies pinned to
+    the reference venv's versions.  Dependencies are installed once; the package itself on
+    every run (``--no-deps --force-reinstall``)."""
+    python = venv / "bin" / "python"
+    pins = shared_pins(ref_python)
+    constraints = venv.parent / (venv.name + "-constraints.txt")
+    if not python.exists():
+        print(f"creating {venv} (this package, dependencies pinned to the reference's) ...",
+              flush=True)
+        subprocess.run([base_python, "-m", "venv", str(venv)], check=True)
+        subprocess.run([str(python), "-m", "pip", "install", "-q", "--upgrade", "pip"], check=True)
+    constraints.write_text("\n".join(pins) + "\n")
+    subprocess.run([str(python), "-m", "pip", "install", "-q", "-c", str(constraints),
+                    f"{ROOT}[cu13]"], check=True)
+    subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--force-reinstall",
+                    str(ROOT)], check=True)
+    return python
+
+
+def environment_summary(python):
+    """Versions that decide the shared part of the timings, and how many packages are installed."""
+    code = ("import importlib.metadata as m, json; names = ['numba', 'llvmlite', 'numpy', "
+            "'cuda-bindings', 'nvidia-nvvm']; d = {n: m.version(n) for n in names}; "
+            "d['packages'] = len(list(m.distributions())); print(json.dumps(d))")
+    return json.loads(run(python, code))
+
+
 def ptxas_stats(ptxas, ptx_path):
     proc = subprocess.run([ptxas, "-v", f"-arch=sm_{CC[0]}{CC[1]}", "-o", os.devnull, ptx_path],
                           capture_output=True, text=True)
@@ -267,7 +310,8 @@ def ratio(a, b):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--ours", default=str(DEFAULT_OURS if DEFAULT_OURS.exists() else sys.executable))
+    parser.add_argument("--ours", help="interpreter to measure for this package (default: the "
+                        "mirror venv benchmarks/.venv-ours, created and refreshed here)")
     parser.add_argument("--ref-venv", default=str(DEFAULT_REF))
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--setup-only", action="store_true")
@@ -278,13 +322,23 @@ def main(argv=None):
     args = parser.parse_args(argv)
 
     ref_python = ensure_reference(pathlib.Path(args.ref_venv), sys.executable)
+    if args.ours is None:
+        args.ours = str(ensure_ours(DEFAULT_OURS_VENV, sys.executable, ref_python))
     if args.setup_only:
         return 0
+    envs = {"ours": environment_summary(args.ours), "reference": environment_summary(ref_python)}
+    for side, env in envs.items():
+        print(f"{side:<10} " + ", ".join(f"{k} {v}" for k, v in env.items()))
+    shared = ("numba", "llvmlite", "numpy", "cuda-bindings", "nvidia-nvvm")
+    if any(envs["ours"][k] != envs["reference"][k] for k in shared):
+        print("WARNING: the two sides run different versions of shared dependencies; the "
+              "ratios compare more than the two packages")
     ptxas = run(args.ours, "from numba_cuda import toolkit; print(toolkit.ptxas_path())")
     where = run(ref_python, "import numba_cuda; print(numba_cuda.__file__)")
     if str(ROOT / "numba_cuda") in where:
         raise RuntimeError(f"the reference venv imports this repository's numba_cuda ({where})")
-    results = {"ours": measure(args.ours, args.repeat, ptxas),
+    results = {"environment": envs,
+               "ours": measure(args.ours, args.repeat, ptxas),
                "reference": measure(ref_python, args.repeat, ptxas)}
     ours, ref = results["ours"], results["reference"]
 
