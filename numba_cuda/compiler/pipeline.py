@@ -11,12 +11,14 @@ import dataclasses
 from numba.core import errors, funcdesc, typing
 from numba.core.compiler import CompilerBase, DefaultPassBuilder, compile_extra, compile_result
 from numba.core.compiler_lock import global_compiler_lock
-from numba.core.compiler_machinery import LoweringPass, PassManager, register_pass
+from numba.core.compiler_machinery import LoweringPass, register_pass
 from numba.core.target_extension import target_override
-from numba.core.typed_passes import AnnotateTypes, IRLegalization
+from numba.core.typed_passes import AnnotateTypes, IRLegalization, NopythonRewrites
+from numba.core.untyped_passes import InlineClosureLikes
 
 from .containers import RejectAllocatingContainers
 from .device_errors import CUDALower
+from .pass_manager import CUDAPassManager, InlineClosureLikesWhenNeeded, NopythonRewritesWhenNeeded
 from .target import TARGET_NAME, CUDAFlags, CUDATargetOptions, cuda_target, ensure_registered
 
 
@@ -158,14 +160,23 @@ class CUDABackend(LoweringPass):
         return True
 
 
+#: Numba passes replaced by the same pass behind a "does the IR need it" check (pass_manager).
+_WHEN_NEEDED = {InlineClosureLikes: InlineClosureLikesWhenNeeded,
+                NopythonRewrites: NopythonRewritesWhenNeeded}
+
+
+def _when_needed(passes):
+    return [(_WHEN_NEEDED.get(cls, cls), description) for cls, description in passes]
+
+
 class CUDACompiler(CompilerBase):
     def define_pipelines(self):
-        pm = PassManager("cuda")
+        pm = CUDAPassManager("cuda")
         untyped = DefaultPassBuilder.define_untyped_pipeline(self.state)
-        pm.passes.extend(untyped.passes)
+        pm.passes.extend(_when_needed(untyped.passes))
         pm.add_pass(RejectAllocatingContainers, "refuse list/dict/set literals")
         typed = DefaultPassBuilder.define_typed_pipeline(self.state)
-        pm.passes.extend(typed.passes)
+        pm.passes.extend(_when_needed(typed.passes))
         pm.add_pass(IRLegalization, "ensure IR is legal prior to lowering")
         pm.add_pass(AnnotateTypes, "annotate types")
         pm.add_pass(CUDANativeLowering, "CUDA native lowering")

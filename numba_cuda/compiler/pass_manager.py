@@ -1,0 +1,178 @@
+"""The CUDA pipeline's pass manager and the Numba passes it runs only when they have work.
+
+``CUDAPassManager`` runs the same passes in the same order as Numba's ``PassManager``, with the
+same error context, pass timings (``exec_times``) and ``ir.Del`` check.  What it leaves out is
+bookkeeping nobody asked for: when no listener is registered for Numba's ``numba:run_pass`` event
+and no ``NUMBA_DEBUG_PRINT_*`` dump is requested, it does not build the event's details (the
+flags pretty-printed, the argument types as text) for every pass of every compile.  Anything
+else -- listeners, dumps, Numba's enforcing mode -- takes Numba's own code path.
+
+``InlineClosureLikesWhenNeeded`` and ``NopythonRewritesWhenNeeded`` are Numba's passes behind a
+cheap scan of the IR: each runs Numba's pass exactly when the IR holds something the pass could
+act on, and otherwise reports "unchanged" without the two or three whole-function
+post-processing sweeps (CFG, use-defs, lifetimes) the passes start and end with.
+"""
+
+import functools
+import time
+
+from numba.core import errors, ir, types
+from numba.core.compiler_machinery import FunctionPass, PassManager, register_pass
+from numba.core.typed_passes import NopythonRewrites
+from numba.core.untyped_passes import InlineClosureLikes
+
+_RUN_PASS_EVENT = "numba:run_pass"
+
+
+def _run_pass_has_listeners():
+    """True when someone listens to Numba's per-pass event (or when we cannot tell)."""
+    from numba.core import event
+
+    registered = getattr(event, "_registered", None)
+    if registered is None:
+        return True
+    return bool(registered.get(_RUN_PASS_EVENT))
+
+
+class CUDAPassManager(PassManager):
+    def _runPass(self, index, pss, internal_state):
+        if (self._ENFORCING or self._print_after or self._print_before or self._print_wrap
+                or _run_pass_has_listeners()):
+            return super()._runPass(index, pss, internal_state)
+        return self._run_pass_quietly(index, pss, internal_state)
+
+    def _run_pass_quietly(self, index, pss, state):
+        from numba.core.compiler_lock import global_compiler_lock
+        from numba.core.compiler_machinery import pass_timings
+        from numba.core.ir_utils import enforce_no_dels
+
+        name = pss.name()
+        pss.analysis = self._analysis
+        with global_compiler_lock, errors.new_error_context("Pass {name}", name=name):
+            t0 = time.perf_counter()
+            mutated = _checked(pss, pss.run_initialization(state))
+            t1 = time.perf_counter()
+            mutated |= _checked(pss, pss.run_pass(state))
+            t2 = time.perf_counter()
+            mutated |= _checked(pss, pss.run_finalizer(state))
+            t3 = time.perf_counter()
+        if isinstance(pss, FunctionPass):
+            enforce_no_dels(state.func_ir)
+        self.exec_times[f"{index}_{name}"] = pass_timings(t1 - t0, t2 - t1, t3 - t2)
+
+
+def _checked(pss, result):
+    if result not in (True, False):
+        raise ValueError(f"CompilerPass implementations should return True/False. CompilerPass "
+                         f"with name '{pss.name()}' did not.")
+    return result
+
+
+# ---- passes that run only when the IR gives them something to do -----------------------------
+def _assignments(func_ir):
+    for block in func_ir.blocks.values():
+        for inst in block.body:
+            yield inst
+
+
+@functools.lru_cache(maxsize=1)
+def _reduce_functions():
+    import functools as _functools
+
+    return (_functools.reduce,)
+
+
+def _names_stencil(value):
+    module = getattr(value, "__module__", None) or getattr(type(value), "__module__", "")
+    return isinstance(module, str) and module.startswith("numba.stencils")
+
+
+def closure_likes_present(func_ir):
+    """Does ``func_ir`` hold anything ``InlineClosureLikes`` acts on: a closure, lambda or
+    comprehension (``make_function``), a list built for ``np.array(...)`` (``build_list``), a
+    ``functools.reduce`` call or a Numba stencil?"""
+    reducers = _reduce_functions()
+    for inst in _assignments(func_ir):
+        if not isinstance(inst, ir.Assign):
+            continue
+        value = inst.value
+        if isinstance(value, ir.Expr):
+            if value.op in ("make_function", "build_list"):
+                return True
+            if value.op == "getattr" and value.attr in ("reduce", "stencil"):
+                return True
+        elif isinstance(value, (ir.Global, ir.FreeVar)):
+            if any(value.value is fn for fn in reducers) or _names_stencil(value.value):
+                return True
+    return False
+
+
+@register_pass(mutates_CFG=True, analysis_only=False)
+class InlineClosureLikesWhenNeeded(FunctionPass):
+    """Numba's ``InlineClosureLikes``, run only when ``closure_likes_present``."""
+
+    _name = "cuda_inline_closure_likes"
+
+    def __init__(self):
+        FunctionPass.__init__(self)
+        self._numba_pass = InlineClosureLikes()
+
+    def run_pass(self, state):
+        if not closure_likes_present(state.func_ir):
+            return False
+        return self._numba_pass.run_pass(state)
+
+
+#: Numba's post-inference rewrites whose trigger ``post_inference_rewrites_apply`` knows.
+KNOWN_AFTER_INFERENCE_REWRITES = frozenset((
+    "numba.core.rewrites.static_getitem.RewriteStringLiteralGetitems",
+    "numba.core.rewrites.static_getitem.RewriteStringLiteralSetitems",
+    "numba.core.inline_closurecall.RewriteArrayOfConsts",
+    "numba.np.ufunc.array_exprs.RewriteArrayExprs",
+))
+
+
+def post_inference_rewrites_apply(state):
+    """Could one of Numba's post-inference rewrites match ``state.func_ir``?  Only the known
+    ones are judged; any other registered rewrite (a third party's) means yes.
+
+    Their triggers: a ``getitem``/``setitem`` with a string-literal index, a ``build_list``
+    (constant list to ``np.array``), an expression producing an array (array expressions)."""
+    from numba.core.rewrites import rewrite_registry
+
+    for cls in rewrite_registry.rewrites["after-inference"]:
+        if f"{cls.__module__}.{cls.__qualname__}" not in KNOWN_AFTER_INFERENCE_REWRITES:
+            return True
+    typemap = state.typemap
+    for inst in _assignments(state.func_ir):
+        if isinstance(inst, ir.Assign):
+            value = inst.value
+            if not isinstance(value, ir.Expr):
+                continue
+            if value.op == "build_list":
+                return True
+            if value.op == "getitem" and isinstance(typemap.get(value.index.name),
+                                                    types.StringLiteral):
+                return True
+            if isinstance(typemap.get(inst.target.name), types.Array):
+                return True
+        elif isinstance(inst, ir.SetItem):
+            if isinstance(typemap.get(inst.index.name), types.StringLiteral):
+                return True
+    return False
+
+
+@register_pass(mutates_CFG=True, analysis_only=False)
+class NopythonRewritesWhenNeeded(FunctionPass):
+    """Numba's ``NopythonRewrites``, run only when ``post_inference_rewrites_apply``."""
+
+    _name = "cuda_nopython_rewrites"
+
+    def __init__(self):
+        FunctionPass.__init__(self)
+        self._numba_pass = NopythonRewrites()
+
+    def run_pass(self, state):
+        if not post_inference_rewrites_apply(state):
+            return False
+        return self._numba_pass.run_pass(state)

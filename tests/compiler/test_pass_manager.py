@@ -1,0 +1,170 @@
+"""The CUDA pass manager and the Numba passes it runs only when the IR needs them."""
+
+from functools import reduce
+
+import numpy as np
+import pytest
+from numba import float32, from_dtype, int64, void
+from numba.core import event
+
+from tests.ptx_helpers import assemble
+
+CC = (8, 0)
+
+
+def closure_kernel(out, k):
+    i = 0
+
+    def scale(x):
+        return x * k
+
+    while i < out.size:
+        out[i] = scale(out[i]) + (lambda y: y + 1)(i)
+        i += 1
+
+
+def reduce_kernel(out, a, b, c):
+    # the bare name, as Numba's inliner recognises it (``functools.reduce`` is not inlined)
+    out[0] = reduce(lambda x, y: x * y, (a, b, c))
+
+
+def plain_kernel(out):
+    i = 0
+    while i < out.size:
+        out[i] = out[i] * 2
+        i += 1
+
+
+RECORD = from_dtype(np.dtype([("y", np.int64), ("x", np.float32)], align=True))
+
+
+def field(rec, key):
+    return rec[key]
+
+
+def record_field_through_device_function(cuda_module):
+    # In ``field`` the key is an argument: typed as a string literal (Numba retries the call
+    # with literal types), so only the post-inference rewrite turns ``rec[key]`` into the
+    # static_getitem that lowering needs.
+    dev = cuda_module.jit(device=True)(field)
+
+    def kernel(recs, out):
+        out[0] = dev(recs[0], "y")
+
+    return kernel, dev
+
+
+def untyped_ir(fn):
+    from numba.core.compiler import run_frontend
+
+    return run_frontend(fn)
+
+
+def test_closures_and_lambdas_are_still_inlined(cuda):
+    from numba_cuda.compiler.pass_manager import closure_likes_present
+
+    assert closure_likes_present(untyped_ir(closure_kernel))
+    ptx, _ = cuda.compile_ptx(closure_kernel, void(float32[::1], float32), cc=CC)
+    assemble(ptx, CC)
+
+
+def test_functools_reduce_is_still_inlined(cuda):
+    from numba_cuda.compiler.pass_manager import closure_likes_present
+
+    assert closure_likes_present(untyped_ir(reduce_kernel))
+    ptx, _ = cuda.compile_ptx(reduce_kernel, void(int64[::1], int64, int64, int64), cc=CC)
+    assemble(ptx, CC)
+    assert "mul.lo.s64" in ptx
+
+
+def test_plain_kernel_needs_no_closure_inlining(cuda):
+    from numba_cuda.compiler.pass_manager import closure_likes_present
+
+    assert not closure_likes_present(untyped_ir(plain_kernel))
+
+
+def test_string_literal_index_is_rewritten_after_typing(cuda):
+    kernel, _ = record_field_through_device_function(cuda)
+    ptx, _ = cuda.compile_ptx(kernel, void(RECORD[::1], int64[::1]), cc=CC)
+    assemble(ptx, CC)
+
+
+def _rewrite_answers(cuda_module, fn, sig):
+    """``{function name: post_inference_rewrites_apply answer}`` for every function compiled
+    while compiling ``fn`` (device functions included)."""
+    from numba_cuda.compiler import pass_manager
+
+    seen = {}
+    original = pass_manager.post_inference_rewrites_apply
+
+    def spy(state):
+        answer = original(state)
+        seen[state.func_id.func_name] = answer
+        return answer
+
+    pass_manager.post_inference_rewrites_apply = spy
+    try:
+        cuda_module.compile_ptx(fn, sig, cc=CC)
+    finally:
+        pass_manager.post_inference_rewrites_apply = original
+    return seen
+
+
+def test_post_inference_rewrites_judged_per_function(cuda):
+    assert _rewrite_answers(cuda, plain_kernel, void(float32[::1])) == {"plain_kernel": False}
+    kernel, _ = record_field_through_device_function(cuda)
+    answers = _rewrite_answers(cuda, kernel, void(RECORD[::1], int64[::1]))
+    assert answers["kernel"] is False
+    assert answers["field"] is True
+
+
+def test_unknown_post_inference_rewrite_always_runs(cuda):
+    from numba.core.rewrites import Rewrite, rewrite_registry
+
+    calls = []
+
+    class CountingRewrite(Rewrite):
+        def match(self, func_ir, block, typemap, calltypes):
+            calls.append(block)
+            return False
+
+    rewrite_registry.rewrites["after-inference"].append(CountingRewrite)
+    try:
+        cuda.compile_ptx(plain_kernel, void(float32[::1]), cc=CC)
+    finally:
+        rewrite_registry.rewrites["after-inference"].remove(CountingRewrite)
+    assert calls, "a third-party post-inference rewrite was never offered the IR"
+
+
+def test_run_pass_listeners_still_get_every_pass(cuda):
+    from numba_cuda.compiler.pass_manager import _run_pass_has_listeners
+
+    assert not _run_pass_has_listeners()  # the quiet path is the one normally taken
+    with event.install_recorder("numba:run_pass") as recorder:
+        assert _run_pass_has_listeners()
+        cuda.compile_ptx(plain_kernel, void(float32[::1]), cc=CC)
+    names = [ev.data["name"].split(" ")[0] for _, ev in recorder.buffer if ev.is_start]
+    assert "nopython_type_inference" in names
+    assert "cuda_native_lowering" in names
+
+
+def test_pipeline_times_are_recorded(cuda):
+    from numba_cuda.compiler.pipeline import CompileOptions, compile_cuda
+
+    def body(out):
+        out[0] = 1.0
+
+    cres = compile_cuda(body, None, (float32[::1],), CompileOptions())
+    times = cres.metadata["pipeline_times"]["cuda"]
+    assert any(key.endswith("_nopython_type_inference") for key in times)
+    assert all(t.run >= 0 for t in times.values())
+
+
+def test_errors_still_name_the_pipeline_step(cuda):
+    from numba.core.errors import TypingError
+
+    def bad(out):
+        out[0] = undefined_name  # noqa: F821
+
+    with pytest.raises(TypingError, match=r"Failed in cuda mode pipeline \(step: "):
+        cuda.compile_ptx(bad, void(float32[::1]), cc=CC)
