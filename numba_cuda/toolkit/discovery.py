@@ -9,7 +9,6 @@ the real one.  See :mod:`numba_cuda.toolkit` for the rules.
 import functools
 import os
 import re
-import subprocess
 import sys
 import warnings
 from dataclasses import dataclass, field
@@ -95,6 +94,8 @@ def loader_cache_dirs(refresh=False):
 def _read_loader_cache():
     if sys.platform.startswith("win"):
         return []
+    import subprocess  # only when the search reaches the system source
+
     out = []
     failures = []
     for exe in ("ldconfig", "/sbin/ldconfig", "/usr/sbin/ldconfig"):
@@ -118,12 +119,24 @@ def _read_loader_cache():
 
 
 def _bindings_major():
-    try:
-        from importlib.metadata import version
+    """The CUDA major of the installed cuda-bindings, or None when it is not installed.
 
-        return major_of(version("cuda-bindings"))
-    except Exception:  # noqa: BLE001 - not installed, broken metadata
-        return None
+    Read from the package's own version (``cuda.bindings.__version__``): importing
+    ``cuda.bindings`` loads no library, and the NVVM bindings import it right after
+    discovery anyway, whereas reading the distribution metadata imports ``email``'s parser.
+    The metadata is the answer only when the package itself cannot be imported."""
+    try:
+        from cuda.bindings import __version__
+    except Exception:  # noqa: BLE001 - not installed or broken: ask the metadata
+        __version__ = None
+    if __version__ is None:
+        try:
+            from importlib.metadata import version
+
+            __version__ = version("cuda-bindings")
+        except Exception:  # noqa: BLE001 - not installed, broken metadata
+            return None
+    return major_of(__version__)
 
 
 @dataclass

@@ -30,23 +30,32 @@ _FAMILY = {
     "nvjitlink": re.compile(r"libnvJitLink\.so"),
 }
 
+#: Text every file name of a family contains (skips parsing the map when it is absent).
+_FAMILY_TEXT = {"nvvm": "libnvvm", "nvrtc": "libnvrtc", "cudart": "libcudart",
+                "nvjitlink": "libnvJitLink"}
+
 _lock = threading.RLock()
 _loaded = {}  # name -> (path, handle)
 
 
-def mapped_files(pattern=None):
-    """Absolute paths of the files mapped into this process (Linux), optionally filtered."""
+def mapped_files(pattern=None, contains=None):
+    """Absolute paths of the files mapped into this process (Linux), optionally filtered by
+    ``pattern`` (a regex searched in the file name); ``contains`` is text every wanted name
+    contains, which makes the common "no such file" answer cheap (the map of a process with
+    Numba loaded has hundreds of lines)."""
     try:
         with open("/proc/self/maps", encoding="utf-8", errors="replace") as fh:
-            lines = fh.read().splitlines()
+            text = fh.read()
     except OSError:
         return []
+    if contains is not None and contains not in text:
+        return []
     out = []
-    for line in lines:
+    for line in text.splitlines():
         parts = line.split(None, 5)
         if len(parts) == 6 and parts[5].startswith("/"):
             path = parts[5].replace(" (deleted)", "")
-            if path not in out and (pattern is None or pattern.search(os.path.basename(path))):
+            if (pattern is None or pattern.search(os.path.basename(path))) and path not in out:
                 out.append(path)
     return out
 
@@ -74,7 +83,7 @@ def _other_copies(name, path):
     if not sys.platform.startswith("linux"):
         return []
     mine = _real(path)
-    return [p for p in mapped_files(_FAMILY[name]) if _real(p) != mine
+    return [p for p in mapped_files(_FAMILY[name], _FAMILY_TEXT[name]) if _real(p) != mine
             and "builtins" not in os.path.basename(p) and ".alt." not in os.path.basename(p)]
 
 

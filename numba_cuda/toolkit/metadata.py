@@ -111,6 +111,7 @@ class MetadataCache:
             names = os.listdir(site_dir)
         except OSError:
             names = []
+        base = _norm(site_dir)
         for name in names:
             m = _DIST_INFO.match(name)
             if not m or not name.lower().startswith("nvidia"):
@@ -121,11 +122,17 @@ class MetadataCache:
                     lines = fh.read().splitlines()
             except OSError:
                 continue
+            owner = (m.group("name"), m.group("version"))
             for line in lines:
                 rel = line.split(",", 1)[0]
-                if rel:
-                    index[_norm(os.path.join(site_dir, *rel.split("/")))] = (
-                        m.group("name"), m.group("version"))
+                if not rel:
+                    continue
+                parts = rel.split("/")
+                if rel.startswith("/") or "" in parts or "." in parts or ".." in parts:
+                    key = _norm(os.path.join(site_dir, *parts))  # ../../bin/x, a/ : normalise fully
+                else:
+                    key = os.path.normcase(os.path.join(base, *parts))  # == _norm of the joined path
+                index[key] = owner
         self._dist[site_dir] = index
         return index
 

@@ -67,7 +67,7 @@ def test_read_loader_cache_raises_with_every_failure(monkeypatch):
             raise FileNotFoundError(2, "No such file or directory", "ldconfig")
         return subprocess.CompletedProcess(cmd, 1, stdout="", stderr="cache is corrupt")
 
-    monkeypatch.setattr(discovery.subprocess, "run", fake_run)
+    monkeypatch.setattr(subprocess, "run", fake_run)  # discovery imports it when needed
     with pytest.raises(OSError) as info:
         discovery._read_loader_cache()
     assert attempts == ["ldconfig", "/sbin/ldconfig", "/usr/sbin/ldconfig"]
@@ -85,5 +85,5 @@ def test_read_loader_cache_uses_the_first_ldconfig_that_works(monkeypatch):
         out = "\tlibnvrtc.so.12 (libc6,x86-64) => /opt/cuda/lib64/libnvrtc.so.12\n"
         return subprocess.CompletedProcess(cmd, 0, stdout=out, stderr="")
 
-    monkeypatch.setattr(discovery.subprocess, "run", fake_run)
+    monkeypatch.setattr(subprocess, "run", fake_run)  # discovery imports it when needed
     assert discovery._read_loader_cache() == ["/opt/cuda/lib64"]
