@@ -203,7 +203,7 @@ def ensure_ours(venv, base_python, ref_python):
     every run (``--no-deps --force-reinstall``)."""
     python = venv / "bin" / "python"
     pins = shared_pins(ref_python)
-    constraints = venv.parent / (venv.name + "-constraints.txt")
+    constraints = venv / "shared-pins.txt"
     if not python.exists():
         print(f"creating {venv} (this package, dependencies pinned to the reference's) ...",
               flush=True)

@@ -13,7 +13,7 @@ kernels.
 import functools
 import importlib
 
-from numba.core import typing
+from numba.core import types, typing
 from numba.core.dispatcher import Dispatcher
 
 #: Family modules the compiler always installs (its own), before ``lang.FAMILY_MODULES``.
@@ -86,6 +86,15 @@ def registration_stamp(context):
 class CUDATypingContext(typing.BaseContext):
     _refreshed_stamp = None
 
+    def __init__(self):
+        # Answers of the template searches that depend on nothing but their (interned, hashable)
+        # inputs: ``Function`` call signatures and attribute types.  Every kernel asks the same
+        # questions (``cuda.grid(1)``, ``int64 + int64``, ``array.size`` ...); Numba re-runs the
+        # template search each time.  Dropped whenever a refresh installs anything.
+        self._call_signatures = {}
+        self._attribute_types = {}
+        super().__init__()
+
     def refresh(self):
         # Numba refreshes the contexts for every compile and every overload/intrinsic template
         # it initialises (hundreds of times per kernel); skip the refresh when no registry
@@ -93,10 +102,47 @@ class CUDATypingContext(typing.BaseContext):
         stamp = registration_stamp(self)
         if stamp == self._refreshed_stamp:
             return
+        self._call_signatures.clear()
+        self._attribute_types.clear()
         super().refresh()
         # The stamp from *before* refreshing: whatever was registered meanwhile (templates
         # add lowerings while being installed) makes the next refresh run again.
         self._refreshed_stamp = stamp
+
+    def resolve_function_type(self, func, args, kws):
+        # Only plain template-backed functions: their templates are fixed by the (interned)
+        # type, and the first successful search already recorded the implementation key that
+        # lowering looks up (``Function._impl_keys``).  Dispatchers (device functions compile
+        # while being typed), bound methods and everything else take Numba's path; failures are
+        # never remembered here (Numba's per-compile call stack replays those).
+        if type(func) is not types.Function:
+            return super().resolve_function_type(func, args, kws)
+        try:
+            key = (func, tuple(args), tuple(kws.items()) if kws else ())
+            sig = self._call_signatures.get(key)
+        except TypeError:  # an unhashable literal somewhere: no caching
+            return super().resolve_function_type(func, args, kws)
+        if sig is None:
+            sig = super().resolve_function_type(func, args, kws)
+            if sig is not None:
+                self._call_signatures[key] = sig
+        return sig
+
+    def resolve_getattr(self, typ, attr):
+        # Not for modules: a module attribute that is a constant is typed from its current
+        # value, which the program may change between compiles.
+        if isinstance(typ, types.Module):
+            return super().resolve_getattr(typ, attr)
+        try:
+            key = (typ, attr)
+            answer = self._attribute_types.get(key)
+        except TypeError:
+            return super().resolve_getattr(typ, attr)
+        if answer is None:
+            answer = super().resolve_getattr(typ, attr)
+            if answer is not None:
+                self._attribute_types[key] = answer
+        return answer
 
     def load_additional_registries(self):
         from numba.core.typing import cmathdecl, enumdecl

@@ -1,0 +1,111 @@
+"""The CUDA typing context remembers template answers (call signatures, attribute types) and
+forgets them whenever a refresh installs something new."""
+
+import types as pytypes
+
+import pytest
+from numba import float32, float64, int64, void
+from numba.core import types
+from numba.core.errors import TypingError
+from numba.extending import overload
+
+CC = (8, 0)
+
+
+def _kernel_calling(fn):
+    def kernel(out, x):
+        out[0] = fn(x)
+
+    return kernel
+
+
+def test_same_question_is_answered_from_the_cache(cuda):
+    import operator
+
+    from numba_cuda.compiler.target import cuda_target
+
+    def kernel(out, a, b):
+        out[0] = a + b
+
+    cuda.compile_ptx(kernel, void(int64[::1], int64, int64), cc=CC)  # contexts set up
+    ctx = cuda_target.typing_context
+    fnty = ctx.resolve_value_type(operator.add)
+    assert type(fnty) is types.Function
+    first = ctx.resolve_function_type(fnty, (types.int64, types.int64), {})
+    assert first is not None and first.return_type == types.int64
+    assert (fnty, (types.int64, types.int64), ()) in ctx._call_signatures
+    calls = []
+    original = types.Function.get_call_type
+
+    def spy(self, context, args, kws):
+        calls.append(self)
+        return original(self, context, args, kws)
+
+    types.Function.get_call_type = spy
+    try:
+        again = ctx.resolve_function_type(fnty, (types.int64, types.int64), {})
+    finally:
+        types.Function.get_call_type = original
+    assert again is first
+    assert calls == []
+
+
+def test_overload_registered_later_is_seen(cuda):
+    def later(x):
+        pass
+
+    @overload(later, target="cuda")
+    def later_int(x):
+        if isinstance(x, types.Integer):
+            return lambda x: x + 1
+
+    cuda.compile_ptx(_kernel_calling(later), void(int64[::1], int64), cc=CC)
+    with pytest.raises(TypingError):
+        cuda.compile_ptx(_kernel_calling(later), void(float64[::1], float64), cc=CC)
+
+    # A new overload of ``later`` for floats must be found although ``later`` was already
+    # answered (for int64) and failed (for float64).
+    @overload(later, target="cuda")
+    def later_float(x):
+        if isinstance(x, types.Float):
+            return lambda x: x * 2.0
+
+    ptx, _ = cuda.compile_ptx(_kernel_calling(later), void(float64[::1], float64), cc=CC)
+    assert "mul.f64" in ptx or "add.f64" in ptx
+
+
+def test_module_constants_are_typed_from_their_current_value(cuda):
+    settings = pytypes.ModuleType("kernel_settings")
+    settings.SCALE = 3
+
+    def kernel(out):
+        out[0] = settings.SCALE
+
+    ptx_int, _ = cuda.compile_ptx(kernel, void(float32[::1]), cc=CC)
+    settings.SCALE = 2.5
+
+    def kernel2(out):
+        out[0] = settings.SCALE
+
+    ptx_float, _ = cuda.compile_ptx(kernel2, void(float32[::1]), cc=CC)
+    # the float32 bit patterns stored: 3.0 = 0x40400000, 2.5 = 0x40200000
+    assert str(0x40400000) in ptx_int and str(0x40200000) not in ptx_int
+    assert str(0x40200000) in ptx_float
+
+
+def test_attribute_answers_are_cached_for_types_only(cuda):
+    from numba_cuda.compiler.target import cuda_target
+
+    def kernel(out):
+        out[0] = out.size
+
+    cuda.compile_ptx(kernel, void(int64[::1]), cc=CC)
+    cuda.compile_ptx(_kernel_calling(abs), void(int64[::1], int64), cc=CC)  # after set-up
+
+    def kernel2(out):
+        out[0] = out.size + cuda.threadIdx.x
+
+    cuda.compile_ptx(kernel2, void(int64[::1]), cc=CC)
+    ctx = cuda_target.typing_context
+    assert any(attr == "size" for (_typ, attr) in ctx._attribute_types)
+    assert not any(isinstance(typ, types.Module) for (typ, _attr) in ctx._attribute_types)
