@@ -18,37 +18,73 @@ from numba.core.codegen import CodeLibrary, Codegen
 
 from . import module_merge, nvvmir
 
-_DEFINE = re.compile(r'^define (?P<rest>.*?@(?P<name>"[^"]+"|[\w.$-]+)\()')
-_LINKAGES = (
+_LINKAGES = frozenset((
     "private", "internal", "available_externally", "linkonce", "weak", "common", "appending",
     "extern_weak", "linkonce_odr", "weak_odr", "external",
-)
-_GLOBAL_DEF = re.compile(r'^(?P<name>@(?:"[^"]+"|[\w.$-]+)) = (?P<rest>.*)$')
+))
+_DEFINE = re.compile(r'define (?P<rest>[^\n]*?@(?P<name>"[^"\n]+"|[\w.$-]+)\()')
+_GLOBAL_DEF = re.compile(r'@(?P<name>"[^"\n]+"|[\w.$-]+) = (?P<first>[^ \n]*)')
 
 
 def _strip_quotes(name):
     return name[1:-1] if name.startswith('"') else name
 
 
-def _relink(text, exported):
-    """Give ``linkonce_odr`` linkage to every definition in ``text`` not named in ``exported``."""
-    out = []
-    for line in text.splitlines():
-        if line.startswith("define "):
-            match = _DEFINE.match(line)
-            if match and _strip_quotes(match.group("name")) not in exported:
-                first = match.group("rest").split(" ", 1)[0]
-                if first not in _LINKAGES:
-                    line = "define linkonce_odr " + line[len("define "):]
-        elif line.startswith("@"):
-            match = _GLOBAL_DEF.match(line)
+def _line_starts(text, prefix):
+    """Offsets of the lines of ``text`` that start with ``prefix`` (found with ``str.find``:
+    much cheaper than splitting a module into lines)."""
+    starts = [0] if text.startswith(prefix) else []
+    needle = "\n" + prefix
+    at = text.find(needle)
+    while at >= 0:
+        starts.append(at + 1)
+        at = text.find(needle, at + 1)
+    return starts
+
+
+class Definitions:
+    """What a module text defines: ``names`` (unquoted) of its functions and global variables,
+    and ``unlinked``, ``(offset, name)`` of each definition written without a linkage (the
+    offset is where a linkage would go)."""
+
+    __slots__ = ("names", "unlinked")
+
+    def __init__(self, text):
+        names, unlinked = set(), []
+        for start in _line_starts(text, "define "):
+            match = _DEFINE.match(text, start)
             if match:
-                rest = match.group("rest")
-                first = rest.split(" ", 1)[0]
-                if first not in _LINKAGES and _strip_quotes(match.group("name")[1:]) not in exported:
-                    line = f"{match.group('name')} = linkonce_odr {rest}"
-        out.append(line)
-    return "\n".join(out) + "\n"
+                name = _strip_quotes(match.group("name"))
+                names.add(name)
+                if match.group("rest").split(" ", 1)[0] not in _LINKAGES:
+                    unlinked.append((start + len("define "), name))
+        for start in _line_starts(text, "@"):
+            match = _GLOBAL_DEF.match(text, start)
+            if match:
+                name = _strip_quotes(match.group("name"))
+                names.add(name)
+                if match.group("first") not in _LINKAGES:
+                    unlinked.append((match.start("first"), name))
+        unlinked.sort()
+        self.names = frozenset(names)
+        self.unlinked = tuple(unlinked)
+
+
+def _relink(text, exported, definitions=None):
+    """Give ``linkonce_odr`` linkage to every definition in ``text`` without a linkage and not
+    named in ``exported`` (``definitions``: ``Definitions(text)``, if already known)."""
+    if definitions is None:
+        definitions = Definitions(text)
+    out, pos = [], 0
+    for offset, name in definitions.unlinked:
+        if name not in exported:
+            out.append(text[pos:offset])
+            out.append("linkonce_odr ")
+            pos = offset
+    if out:
+        out.append(text[pos:])
+        text = "".join(out)
+    return text if text.endswith("\n") else text + "\n"
 
 
 class CUDACodeLibrary(CodeLibrary):
@@ -64,8 +100,12 @@ class CUDACodeLibrary(CodeLibrary):
 
     def __init__(self, codegen, name, nvvm_options=()):
         super().__init__(codegen, name)
-        self._modules = []
+        self._modules = []  # llvmlite.ir modules and (name, text) pairs, in order added
         self._texts = None
+        self._defined = None  # Definitions of each text (see _relinked_texts)
+        self._defined_names = frozenset()
+        self._relink_cache = {}
+        self._ir_modules = None  # (key, modules) of the last ir_modules()
         self._linking_libraries = []
         self.link_files = []
         self.kernel_names = set()
@@ -82,9 +122,16 @@ class CUDACodeLibrary(CodeLibrary):
         return self._codegen._create_empty_module(name)
 
     def add_ir_module(self, ir_module):
+        """Add an ``llvmlite.ir`` module; it is printed at ``finalize`` (with
+        ``!nvvmir.version`` added then, if it has none)."""
         self._raise_if_finalized()
-        nvvmir.add_ir_version(ir_module)
         self._modules.append(ir_module)
+
+    def add_ir_text(self, name, text):
+        """Add a module as NVVM IR text that is ready for libNVVM as it is (NVVM data layout,
+        ``!nvvmir.version``, nothing newer than LLVM 7: see ``nvvmir``)."""
+        self._raise_if_finalized()
+        self._modules.append((name, text))
 
     def add_linking_library(self, library):
         if library is self:
@@ -102,7 +149,14 @@ class CUDACodeLibrary(CodeLibrary):
     def finalize(self):
         if self._finalized:
             return
-        self._texts = [(m.name, nvvmir.downgrade_for_llvm7(str(m))) for m in self._modules]
+        texts = []
+        for module in self._modules:
+            if isinstance(module, tuple):
+                texts.append(module)
+            else:
+                text = nvvmir.ir_version_text(module, str(module))
+                texts.append((module.name, nvvmir.downgrade_for_llvm7(text)))
+        self._texts = texts
         self._modules = None  # the text is the library now
         self._finalized = True
 
@@ -134,16 +188,35 @@ class CUDACodeLibrary(CodeLibrary):
         """``(name, text)`` of every module to hand to libNVVM, linkage already adjusted; with
         debug info, one merged module (a single compile unit, see ``module_merge``)."""
         self._ensure_finalized()
-        exported = self.kernel_names | self.exported_names
+        exported = frozenset(self.kernel_names | self.exported_names)
+        libraries = self.all_libraries()
+        key = (exported, tuple(map(id, libraries)))
+        if self._ir_modules is not None and self._ir_modules[0] == key:
+            return list(self._ir_modules[1])
         modules = []
-        for lib in self.all_libraries():
+        for lib in libraries:
             lib._ensure_finalized()
-            for name, text in lib._texts:
-                modules.append((f"{lib.name}:{name}", _relink(text, exported)))
+            modules.extend(lib._relinked_texts(exported))
         if len(modules) > 1 and module_merge.has_debug_info(modules):
             # libNVVM allows one debug compile unit per program (see module_merge)
-            return [module_merge.merge(modules, f"{self.name}:debug")]
-        return modules
+            modules = [module_merge.merge(modules, f"{self.name}:debug")]
+        self._ir_modules = (key, tuple(modules))
+        return list(modules)
+
+    def _relinked_texts(self, exported):
+        """``(library:module name, text)`` of this library's modules with linkage adjusted for
+        a program exporting ``exported`` (see ``_relink``).  Cached per set of exported names
+        that this library defines: a device function linked into many kernels is relinked once."""
+        if self._defined is None:
+            self._defined = [Definitions(text) for _name, text in self._texts]
+            self._defined_names = frozenset().union(*(d.names for d in self._defined))
+        key = exported & self._defined_names
+        texts = self._relink_cache.get(key)
+        if texts is None:
+            texts = tuple((f"{self.name}:{name}", _relink(text, exported, definitions))
+                          for (name, text), definitions in zip(self._texts, self._defined))
+            self._relink_cache[key] = texts
+        return texts
 
     def get_llvm_str(self):
         return "\n".join(text for _name, text in self.ir_modules())

@@ -39,6 +39,25 @@ def add_ir_version(module):
     module.add_named_metadata("nvvmir.version").add(node)
 
 
+def ir_version_text(module, text):
+    """``text`` (the printed ``module``) with ``!nvvmir.version`` appended as text, unless the
+    module has it: the same as ``add_ir_version`` before printing, without building metadata
+    through ``llvmlite.ir`` (``Module.add_metadata``).  The node's number follows the module's
+    own numbered nodes (``llvmlite.ir`` numbers them ``!0``, ``!1`` ... in creation order)."""
+    from . import nvvm
+
+    if "nvvmir.version" in module.namedmetadata:
+        return text
+    number = 0
+    for node in module.metadata:
+        name = str(node.name)
+        if name.isdigit():
+            number = max(number, int(name) + 1)
+    operands = ", ".join(f"i32 {v}" for v in nvvm.ir_version())
+    newline = "" if text.endswith("\n") else "\n"
+    return f"{text}{newline}!nvvmir.version = !{{ !{number} }}\n!{number} = !{{ {operands} }}"
+
+
 def mark_kernel(module, function, max_registers=None, keep=()):
     """Mark ``function`` as a kernel entry point (``!nvvm.annotations`` ``!"kernel"``), with a
     ``!"maxnreg"`` annotation (PTX ``.maxnreg``) when ``max_registers`` is given.  ``keep``:

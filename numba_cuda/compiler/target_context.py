@@ -239,6 +239,13 @@ class CUDATargetContext(BaseContext):
         raise NotImplementedError("CUDA functions are not executable on the host")
 
     # ---- kernels and ABI wrappers -----------------------------------------------------
+    #: at most this many kernel wrapper templates are kept (oldest dropped first)
+    WRAPPER_TEMPLATES_MAX = 512
+
+    @cached_property
+    def _wrapper_templates(self):
+        return {}
+
     def make_kernel(self, library, fndesc, entry_name, max_registers=None, debug_location=None,
                     report_errors=False):
         """Add a module to ``library`` with the kernel ``entry_name`` wrapping the device function
@@ -247,11 +254,59 @@ class CUDATargetContext(BaseContext):
         ``debug_location=(filename, line, directives_only)`` gives the wrapper debug info, so that
         line information of the inlined function survives optimisation.  ``report_errors``: the
         wrapper records the first failing thread's status in the kernel's error record (a
-        global named ``device_errors.error_global_name(entry_name)``)."""
-        argtypes = fndesc.argtypes
+        global named ``device_errors.error_global_name(entry_name)``).
+
+        Without debug info the wrapper's text comes from a template made once per
+        (argument types, return type, ``max_registers``, ``report_errors``): see
+        ``kernel_wrapper``."""
+        from . import kernel_wrapper
+
+        if debug_location is None:
+            template = self.kernel_wrapper_template(fndesc.argtypes, fndesc.restype,
+                                                    max_registers, report_errors)
+            library.add_ir_text(kernel_wrapper.module_name(entry_name),
+                                template.render(entry_name, fndesc.llvm_func_name))
+            ll_args = list(template.ll_args)
+        else:
+            module, ll_args = self.build_kernel_wrapper(
+                fndesc.argtypes, fndesc.restype, entry_name, fndesc.llvm_func_name,
+                max_registers, report_errors, debug_location, fndesc)
+            library.add_ir_module(module)
+        if report_errors:
+            from . import device_errors
+
+            library.exported_names.add(device_errors.error_global_name(entry_name))
+        library.kernel_names.add(entry_name)
+        return ll_args
+
+    def kernel_wrapper_template(self, argtypes, restype, max_registers=None, report_errors=False):
+        """The ``kernel_wrapper.WrapperTemplate`` of kernels with these properties (cached)."""
+        from . import kernel_wrapper
+
+        key = (tuple(argtypes), restype, max_registers or None, bool(report_errors))
+        cache = self._wrapper_templates
+        template = cache.get(key)
+        if template is None:
+            module, ll_args = self.build_kernel_wrapper(
+                argtypes, restype, kernel_wrapper.ENTRY, kernel_wrapper.CALLEE, max_registers,
+                report_errors)
+            nvvmir.add_ir_version(module)
+            template = kernel_wrapper.WrapperTemplate(nvvmir.downgrade_for_llvm7(str(module)),
+                                                      ll_args)
+            if len(cache) >= self.WRAPPER_TEMPLATES_MAX:
+                cache.pop(next(iter(cache)))
+            cache[key] = template
+        return template
+
+    def build_kernel_wrapper(self, argtypes, restype, entry_name, callee_name, max_registers=None,
+                             report_errors=False, debug_location=None, fndesc=None):
+        """Build the kernel wrapper module with ``llvmlite.ir``: ``(module, ll_args)``.
+        ``fndesc`` (names and arguments for debug info) is needed with ``debug_location``."""
+        from . import kernel_wrapper
+
         packer = self.get_arg_packer(argtypes)
         ll_args = list(packer.argument_types)
-        module = self.create_module(f"{entry_name}.kernel")
+        module = self.create_module(kernel_wrapper.module_name(entry_name))
         wrapper = ir.Function(module, ir.FunctionType(ir.VoidType(), ll_args), entry_name)
         builder = ir.IRBuilder(wrapper.append_basic_block("entry"))
         dibuilder = None
@@ -261,25 +316,22 @@ class CUDATargetContext(BaseContext):
                                        directives_only=directives_only)
             dibuilder.mark_subprogram(wrapper, fndesc.qualname, fndesc.args, argtypes, line)
             dibuilder.mark_location(builder, line)
-        callee_ty = self.call_conv.get_function_type(fndesc.restype, argtypes)
-        callee = ir.Function(module, callee_ty, fndesc.llvm_func_name)
+        callee_ty = self.call_conv.get_function_type(restype, argtypes)
+        callee = ir.Function(module, callee_ty, callee_name)
         values = packer.from_arguments(builder, wrapper.args)
-        status, _ = self.call_conv.call_function(builder, callee, fndesc.restype, argtypes, values)
+        status, _ = self.call_conv.call_function(builder, callee, restype, argtypes, values)
         keep = ()
         if report_errors:
             from . import device_errors
 
             record = device_errors.define_error_record(module, entry_name)
             device_errors.emit_error_check(builder, status, record)
-            library.exported_names.add(record.name)
             keep = (record,)
         builder.ret_void()
         if dibuilder is not None:
             dibuilder.finalize()
         nvvmir.mark_kernel(module, wrapper, max_registers, keep=keep)
-        library.add_ir_module(module)
-        library.kernel_names.add(entry_name)
-        return ll_args
+        return module, ll_args
 
     def make_c_abi_wrapper(self, library, fndesc, abi_name):
         """Add ``abi_name``, a C-ABI function ``ret f(args...)`` calling the Numba-ABI one."""

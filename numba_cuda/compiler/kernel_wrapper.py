@@ -1,0 +1,81 @@
+"""Kernel wrappers, reused as text templates.
+
+The NVVM IR of a kernel wrapper (see ``CUDATargetContext.make_kernel``) is decided by the
+kernel's argument and return types, ``max_registers`` and whether it reports errors; only two
+symbol names differ between kernels: the kernel entry point and the device function it calls
+(plus the error record, named after the entry point).  Building the wrapper with ``llvmlite.ir``
+and printing it costs about 1 ms, so it is built once per such key with placeholder names, and
+each kernel gets that text with its own names written in (``WrapperTemplate.render``).
+
+Wrappers with debug info (``debug``/``lineinfo``) name source lines and are always built
+directly.
+
+The placeholders are symbol names containing a ``\\x01`` byte.  ``llvmlite.ir`` prints every
+global reference as ``@"name"`` (escaping only ``\\`` and ``"``), so each placeholder shows up
+raw inside such a reference and nowhere else: nothing else in a wrapper (types, constants,
+local names made by Numba's data models) can contain that byte.  The template checks this
+when it is made; rendering escapes the real names exactly as ``llvmlite.ir`` does.
+"""
+
+ENTRY = "\x01entry\x01"
+CALLEE = "\x01callee\x01"
+_MARK = "\x01"
+_SLOTS = frozenset(("entry", "callee"))
+_MODULE_ID = "; ModuleID = "
+
+
+def module_name(entry_name):
+    """Name of the ``llvmlite.ir`` module (and libNVVM module) holding ``entry_name``'s wrapper."""
+    return f"{entry_name}.kernel"
+
+
+def global_reference(name):
+    """``@"name"`` as ``llvmlite.ir`` prints a reference to the global ``name``."""
+    if "\\" in name or '"' in name:
+        name = name.replace("\\", "\\5c").replace('"', "\\22")
+    return f'@"{name}"'
+
+
+class WrapperTemplate:
+    """NVVM IR text of a wrapper built with the placeholder names ``ENTRY``/``CALLEE``.
+
+    ``text`` is the printed module; ``ll_args`` the wrapper's flattened LLVM argument types.
+    """
+
+    __slots__ = ("_parts", "ll_args")
+
+    def __init__(self, text, ll_args):
+        header, sep, body = text.partition("\n")
+        if not sep or header != f'{_MODULE_ID}"{module_name(ENTRY)}"':
+            raise ValueError(f"kernel wrapper text does not start with its module id: {header!r}")
+        pieces = body.split(_MARK)
+        if len(pieces) % 2 == 0:
+            raise ValueError("kernel wrapper text has an unpaired placeholder byte")
+        parts = [pieces[0]]
+        for index in range(1, len(pieces), 2):
+            slot, after = pieces[index], pieces[index + 1]
+            # Every placeholder must be a whole global name: @"<placeholder>" (the error
+            # record is @"<entry>__errors").
+            if slot not in _SLOTS or not parts[-1].endswith('@"'):
+                raise ValueError(f"kernel wrapper text uses a placeholder outside a global name: {slot!r}")
+            if not (after.startswith('"') or (slot == "entry" and after.startswith('__errors"'))):
+                raise ValueError(f"kernel wrapper text uses a placeholder inside a longer name: {slot!r}")
+            parts[-1] = parts[-1][:-2]  # the reference, quotes included, is written by render
+            end = after.index('"') + 1
+            parts.append((slot, after[:end - 1]))
+            parts.append(after[end:])
+        self._parts = tuple(parts)
+        self.ll_args = tuple(ll_args)
+
+    def render(self, entry_name, callee_name):
+        """The wrapper's text for kernel ``entry_name`` calling device function ``callee_name``,
+        identical to what building it with those names and printing it gives."""
+        names = {"entry": entry_name, "callee": callee_name}
+        out = [f'{_MODULE_ID}"{module_name(entry_name)}"\n']
+        parts = self._parts
+        out.append(parts[0])
+        for index in range(1, len(parts), 2):
+            slot, suffix = parts[index]
+            out.append(global_reference(names[slot] + suffix))
+            out.append(parts[index + 1])
+        return "".join(out)
