@@ -5,6 +5,7 @@ Modules, each named for what it holds:
 * ``target``          -- registration in Numba's target registry, target options, the target descriptor
 * ``typing_context``  -- the CUDA typing context (installs the kernel-language typing registries)
 * ``target_context``  -- the CUDA target context, call convention, kernel wrapper
+* ``kernel_wrapper``  -- kernel wrappers reused as text templates (one per signature kind)
 * ``codelibrary``     -- code library and codegen holding NVVM IR text (never an LLVM backend)
 * ``nvvmir``          -- NVVM data layout, ``!nvvmir.version``, kernel annotations, LLVM-7 reader fixes
 * ``nvvm``            -- libNVVM through ``cuda.bindings.nvvm``; libdevice; NvvmError
