@@ -131,6 +131,20 @@ class CUDATargetContext(BaseContext):
             self._target_data = ll.create_target_data(nvvmir.DATA_LAYOUT)
         return self._target_data
 
+    def get_function(self, fn, sig, _firstcall=True):
+        # Numba's lookup, with a bound implementation that does not re-inspect the
+        # implementation's signature on every call (see ``implementations``); the rarer paths
+        # (a definition registered for the type class, a refresh on a miss) stay Numba's.
+        from .implementations import BoundImplementation
+
+        sig = sig.as_function()
+        key = fn.get_impl_key(sig) if isinstance(fn, types.Callable) else fn
+        try:
+            imp = self._defns[key].find(sig.args)
+        except errors.NumbaNotImplementedError:
+            return super().get_function(fn, sig, _firstcall)
+        return BoundImplementation(imp, self, sig)
+
     def get_abi_sizeof(self, ty):
         # llvmlite answers by printing the type into a module and parsing it with LLVM (~0.1 ms);
         # Numba asks for every user variable it allocates.  Layout-only answers: cache by text.
