@@ -72,6 +72,7 @@ entries = []
 for path in sorted((root / "tests").rglob("corpus_*.py")):
     spec = importlib.util.spec_from_file_location("bench_" + path.stem, path)
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # as an import would: Numba looks kernels' modules up
     spec.loader.exec_module(module)
     entries += [(f"{path.stem}::{name}", fn, sig, dev) for name, fn, sig, dev in module.CORPUS]
 results = {}
@@ -123,12 +124,16 @@ def timed_pass(original):
                 acc[key] += time.perf_counter() - t0
     return run_pass
 
-for modname in ("numba.core.compiler_machinery", "numba.cuda.core.compiler_machinery"):
+for modname, clsname in (("numba.core.compiler_machinery", "PassManager"),
+                          ("numba.cuda.core.compiler_machinery", "PassManager"),
+                          ("numba_cuda.compiler.pass_manager", "CUDAPassManager")):
     try:
         module = importlib.import_module(modname)
     except ImportError:
         continue
-    module.PassManager._runPass = timed_pass(module.PassManager._runPass)
+    cls = getattr(module, clsname, None)
+    if cls is not None and "_runPass" in vars(cls):
+        cls._runPass = timed_pass(cls._runPass)
 
 def timed(owner, attr):
     original = getattr(owner, attr)
@@ -150,6 +155,7 @@ entries = []
 for path in sorted((root / "tests").rglob("corpus_*.py")):
     spec = importlib.util.spec_from_file_location("bench_" + path.stem, path)
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # as an import would: Numba looks kernels' modules up
     spec.loader.exec_module(module)
     entries += [(f"{path.stem}::{n}", fn, sig, dev) for n, fn, sig, dev in module.CORPUS]
 total = 0.0

@@ -1,0 +1,37 @@
+"""The compile benchmark's measuring snippets, run against this package (the reference venv and
+the timings themselves are for ``python benchmarks/compile.py`` only)."""
+
+import importlib.util
+import json
+import pathlib
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def load_benchmark():
+    spec = importlib.util.spec_from_file_location("compile_benchmark", ROOT / "benchmarks" / "compile.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_corpus_snippet_compiles_every_entry(tmp_path):
+    bench = load_benchmark()
+    result = json.loads(bench.run(sys.executable, bench.CORPUS_SNIPPET, ROOT, tmp_path))
+    entries = result["entries"]
+    assert len(entries) >= 40
+    failures = {name: e["error"] for name, e in entries.items() if "error" in e}
+    assert not failures
+    assert all(pathlib.Path(e["ptx"]).read_text().startswith("//") for e in entries.values())
+    assert result["total"] > 0
+
+
+def test_breakdown_snippet_sees_our_passes_and_nvvm():
+    bench = load_benchmark()
+    names = "corpus_compiler::add_one,corpus_compiler::grid_stride_loop"
+    phases = json.loads(bench.run(sys.executable, bench.BREAKDOWN_SNIPPET, ROOT, names))
+    assert phases["front_end"] > 0
+    assert phases["lowering"] > 0
+    assert phases["nvvm"] > 0
+    assert phases["front_end"] + phases["lowering"] + phases["nvvm"] <= phases["total"]
