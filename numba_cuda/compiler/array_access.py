@@ -1,0 +1,112 @@
+"""Element access of arrays, ``a[i]``, ``a[i, j] = v``, lowered from the array's value.
+
+Numba's implementations (``numba.np.arrayobj``) spill the array structure to a stack slot and
+read its fields back through pointers for every access -- ten to twenty instructions that
+libNVVM's optimiser removes again, after Python spent most of a kernel's lowering time building
+and printing them.  For the overwhelmingly common case -- as many integer indices as the array
+has dimensions, an element of a numeric dtype, bounds checking off -- the implementations here
+read the fields straight out of the structure value (``extractvalue``) and compute the element
+pointer with Numba's own helpers (``cgutils.get_item_pointer2``), with Numba's semantics:
+
+* each index is cast to ``intp`` (signed) or ``uintp`` (unsigned); a negative signed index
+  counts from the end of its dimension (``slicing.fix_index``);
+* C and F layouts address elements by index, any other layout by byte strides;
+* the element is loaded/stored through the dtype's data model (``unpack_value``/
+  ``pack_value``), unaligned when the array type says so; stores cast the value to the dtype.
+
+Anything else -- slices, ``None``, fewer indices than dimensions (views), records, nested
+arrays, 0-d arrays, bounds checking (``debug=True``, ``boundscheck=True``,
+``NUMBA_BOUNDSCHECK``) -- goes to Numba's implementation unchanged.
+
+Registered for ``types.Array``, more specific than Numba's ``types.Buffer`` registrations, so
+these are chosen for arrays.  A compiler-owned kernel-language family: ``typing_registry``
+(empty) and ``lowering_registry``.
+"""
+
+import operator
+
+from numba.core import cgutils, imputils, types
+from numba.core.typing import templates
+
+typing_registry = templates.Registry()
+lowering_registry = imputils.Registry("numba_cuda.array_access")
+lower = lowering_registry.lower
+
+#: dtypes whose elements are plain values in the array (records and nested arrays are views).
+_ELEMENT_TYPES = (types.Number, types.Boolean)
+
+
+def _index_types(idxty):
+    return tuple(idxty.types) if isinstance(idxty, types.BaseTuple) else (idxty,)
+
+
+def handles(context, aryty, idxty):
+    """Is ``aryty[idxty]`` a single numeric element that this module lowers?"""
+    if context.enable_boundscheck or aryty.ndim == 0:
+        return False
+    if not isinstance(aryty.dtype, _ELEMENT_TYPES):
+        return False
+    index_types = _index_types(idxty)
+    return (len(index_types) == aryty.ndim
+            and all(isinstance(t, types.Integer) for t in index_types))
+
+
+def _fields(context, builder, aryty, ary):
+    """``(data, shape values, stride values)`` of the array structure value ``ary``."""
+    model = context.data_model_manager[aryty]
+    data = builder.extract_value(ary, model.get_field_position("data"))
+    shape = builder.extract_value(ary, model.get_field_position("shape"))
+    strides = builder.extract_value(ary, model.get_field_position("strides"))
+    return (data, cgutils.unpack_tuple(builder, shape, aryty.ndim),
+            cgutils.unpack_tuple(builder, strides, aryty.ndim))
+
+
+def element_pointer(context, builder, aryty, ary, idxty, idx):
+    """Pointer to the element ``ary[idx]`` (``handles(context, aryty, idxty)`` must hold)."""
+    from numba.np.arrayobj import fix_integer_index
+
+    index_types = _index_types(idxty)
+    if isinstance(idxty, types.BaseTuple):
+        indices = cgutils.unpack_tuple(builder, idx, count=len(index_types))
+    else:
+        indices = (idx,)
+    data, shapes, strides = _fields(context, builder, aryty, ary)
+    fixed = [fix_integer_index(context, builder, t, v, size)
+             for t, v, size in zip(index_types, indices, shapes)]
+    return cgutils.get_item_pointer2(context, builder, data, shapes, strides, aryty.layout, fixed,
+                                     wraparound=False, boundscheck=False)
+
+
+def _numba_getitem(context, builder, sig, args):
+    from numba.np import arrayobj
+
+    if isinstance(sig.args[1], types.BaseTuple):
+        return arrayobj.getitem_array_tuple(context, builder, sig, args)
+    return arrayobj.getitem_arraynd_intp(context, builder, sig, args)
+
+
+@lower(operator.getitem, types.Array, types.Integer)
+@lower(operator.getitem, types.Array, types.BaseTuple)
+def getitem_element(context, builder, sig, args):
+    aryty, idxty = sig.args
+    if not handles(context, aryty, idxty):
+        return _numba_getitem(context, builder, sig, args)
+    ary, idx = args
+    ptr = element_pointer(context, builder, aryty, ary, idxty, idx)
+    align = None if aryty.aligned else 1
+    return context.unpack_value(builder, aryty.dtype, ptr, align=align)
+
+
+@lower(operator.setitem, types.Array, types.Integer, types.Any)
+@lower(operator.setitem, types.Array, types.BaseTuple, types.Any)
+def setitem_element(context, builder, sig, args):
+    from numba.np import arrayobj
+
+    aryty, idxty, valty = sig.args
+    if not handles(context, aryty, idxty) or isinstance(valty, types.Buffer):
+        return arrayobj.setitem_array(context, builder, sig, args)
+    ary, idx, val = args
+    ptr = element_pointer(context, builder, aryty, ary, idxty, idx)
+    val = context.cast(builder, val, valty, aryty.dtype)
+    align = None if aryty.aligned else 1
+    context.pack_value(builder, aryty.dtype, val, ptr, align=align)
