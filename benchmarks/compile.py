@@ -18,6 +18,9 @@ instead.  Measured in fresh processes, for each side:
   cannot compile some without a driver);
 * ``ptxas -v -arch=sm_90`` registers and spill bytes per kernel (the same ptxas for both).
 
+The two sides' processes are interleaved (ours, reference, ours, ...), so that the machine's
+load drifting during the run does not favour either.
+
 Both packages are byte-compiled first (``compileall``), as ``pip install`` does for the
 reference: an editable checkout under ``PYTHONDONTWRITEBYTECODE=1`` would otherwise recompile its
 sources in every process and measure the Python compiler, not ours.
@@ -243,10 +246,6 @@ def ptxas_stats(ptxas, ptx_path):
     return {"regs": max(regs) if regs else None, "spills": sum(spills)}
 
 
-def median(python, snippet, repeat):
-    return statistics.median(float(run(python, snippet)) for _ in range(repeat))
-
-
 def byte_compile(python):
     """Write the package's .pyc files (what pip does at install time)."""
     folder = run(python, "import os, numba_cuda; print(os.path.dirname(numba_cuda.__file__))")
@@ -254,24 +253,39 @@ def byte_compile(python):
                    capture_output=True, cwd=tempfile.gettempdir())
 
 
-def measure(python, repeat, ptxas):
-    byte_compile(python)
-    out = {"import": median(python, IMPORT_SNIPPET, repeat),
-           "first_compile": median(python, FIRST_COMPILE_SNIPPET, repeat)}
-    runs = []
+def measure(pythons, repeat, ptxas):
+    """Every measure for every side (``{side: python}``), the sides interleaved: each fresh
+    process of one side is followed by the same process of the other, so that a change in the
+    machine's load during the run affects both alike."""
+    for python in pythons.values():
+        byte_compile(python)
+    samples = {side: {"import": [], "first_compile": [], "corpus": []} for side in pythons}
     with tempfile.TemporaryDirectory() as tmp:
         for index in range(repeat):
-            outdir = pathlib.Path(tmp) / str(index)
-            outdir.mkdir()
-            runs.append(json.loads(run(python, CORPUS_SNIPPET, ROOT, outdir)))
-        corpus = runs[0]
-        for entry in corpus["entries"].values():
-            if "ptx" in entry:
-                entry.update(ptxas_stats(ptxas, entry["ptx"]))
-    out["corpus_runs"] = [{name: e.get("time") for name, e in r["entries"].items()} for r in runs]
-    out["corpus_total"] = statistics.median(r["total"] for r in runs)
-    out["entries"] = corpus["entries"]
-    return out
+            for side, python in pythons.items():
+                samples[side]["import"].append(float(run(python, IMPORT_SNIPPET)))
+            for side, python in pythons.items():
+                samples[side]["first_compile"].append(float(run(python, FIRST_COMPILE_SNIPPET)))
+            for side, python in pythons.items():
+                outdir = pathlib.Path(tmp) / f"{side}-{index}"
+                outdir.mkdir()
+                samples[side]["corpus"].append(json.loads(run(python, CORPUS_SNIPPET, ROOT, outdir)))
+        results = {}
+        for side, got in samples.items():
+            runs = got["corpus"]
+            corpus = runs[0]
+            for entry in corpus["entries"].values():
+                if "ptx" in entry:
+                    entry.update(ptxas_stats(ptxas, entry["ptx"]))
+            results[side] = {
+                "import": statistics.median(got["import"]),
+                "first_compile": statistics.median(got["first_compile"]),
+                "corpus_runs": [{name: e.get("time") for name, e in r["entries"].items()}
+                                for r in runs],
+                "corpus_total": statistics.median(r["total"] for r in runs),
+                "entries": corpus["entries"],
+            }
+    return results
 
 
 def common_total(side, names):
@@ -279,13 +293,20 @@ def common_total(side, names):
     return statistics.median(sum(r[n] for n in names) for r in side["corpus_runs"])
 
 
-def breakdown(python, names, repeat):
-    """Medians over ``repeat`` fresh processes of the BREAKDOWN_SNIPPET phases, plus the time of
-    ``import numba`` alone."""
-    runs = [json.loads(run(python, BREAKDOWN_SNIPPET, ROOT, ",".join(names)))
-            for _ in range(repeat)]
-    out = {key: statistics.median(r[key] for r in runs) for key in runs[0]}
-    out["import_numba"] = median(python, NUMBA_IMPORT_SNIPPET, repeat)
+def breakdown(pythons, names, repeat):
+    """Medians over ``repeat`` fresh processes (sides interleaved) of the BREAKDOWN_SNIPPET
+    phases, plus the time of ``import numba`` alone."""
+    runs = {side: [] for side in pythons}
+    imports = {side: [] for side in pythons}
+    for _ in range(repeat):
+        for side, python in pythons.items():
+            runs[side].append(json.loads(run(python, BREAKDOWN_SNIPPET, ROOT, ",".join(names))))
+        for side, python in pythons.items():
+            imports[side].append(float(run(python, NUMBA_IMPORT_SNIPPET)))
+    out = {}
+    for side in pythons:
+        out[side] = {key: statistics.median(r[key] for r in runs[side]) for key in runs[side][0]}
+        out[side]["import_numba"] = statistics.median(imports[side])
     return out
 
 
@@ -319,7 +340,7 @@ def main(argv=None):
     parser.add_argument("--ours", help="interpreter to measure for this package (default: the "
                         "mirror venv benchmarks/.venv-ours, created and refreshed here)")
     parser.add_argument("--ref-venv", default=str(DEFAULT_REF))
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--setup-only", action="store_true")
     parser.add_argument("--json", help="also write the raw results to this file")
     parser.add_argument("--breakdown", action="store_true",
@@ -344,8 +365,7 @@ def main(argv=None):
     if str(ROOT / "numba_cuda") in where:
         raise RuntimeError(f"the reference venv imports this repository's numba_cuda ({where})")
     results = {"environment": envs,
-               "ours": measure(args.ours, args.repeat, ptxas),
-               "reference": measure(ref_python, args.repeat, ptxas)}
+               **measure({"ours": args.ours, "reference": ref_python}, args.repeat, ptxas)}
     ours, ref = results["ours"], results["reference"]
 
     both = sorted(n for n in ours["entries"] if ours["entries"][n].get("time") is not None
@@ -387,8 +407,8 @@ def main(argv=None):
     for line in failed:
         print("compile failure:", line)
     if args.breakdown:
-        results["breakdown"] = {"ours": breakdown(args.ours, both, args.repeat),
-                                "reference": breakdown(ref_python, both, args.repeat)}
+        results["breakdown"] = breakdown({"ours": args.ours, "reference": ref_python}, both,
+                                         args.repeat)
         results["breakdown"]["reference"]["from_numba_import_cuda"] = ref["import"]
         print_breakdown(results["breakdown"]["ours"], results["breakdown"]["reference"], len(both))
     if args.json:
