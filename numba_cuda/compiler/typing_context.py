@@ -110,12 +110,15 @@ class CUDATypingContext(typing.BaseContext):
         self._refreshed_stamp = stamp
 
     def resolve_function_type(self, func, args, kws):
-        # Only plain template-backed functions: their templates are fixed by the (interned)
-        # type, and the first successful search already recorded the implementation key that
-        # lowering looks up (``Function._impl_keys``).  Dispatchers (device functions compile
-        # while being typed), bound methods and everything else take Numba's path; failures are
-        # never remembered here (Numba's per-compile call stack replays those).
-        if type(func) is not types.Function:
+        # Only callees typed by templates alone: plain functions (their templates are fixed by
+        # the interned type, and the first successful search already recorded the implementation
+        # key that lowering looks up, ``Function._impl_keys``), number classes (casts such as
+        # ``float32(x)``) and the builtins and intrinsics keyed by the builtin itself or by
+        # name (``len``, ``"getiter"``, ``"static_getitem"`` ...).  Dispatchers (device
+        # functions compile while being typed), bound methods and everything else take Numba's
+        # path; failures are never remembered here (Numba's per-compile call stack replays
+        # those).
+        if not _answer_is_cacheable(func):
             return super().resolve_function_type(func, args, kws)
         try:
             key = (func, tuple(args), tuple(kws.items()) if kws else ())
@@ -167,6 +170,15 @@ class CUDATypingContext(typing.BaseContext):
             if ty is not None:
                 return ty
         return super().resolve_value_type(val)
+
+
+def _answer_is_cacheable(func):
+    kind = type(func)
+    return (kind is types.Function or kind is types.NumberClass or kind is str
+            or kind is _BUILTIN_FUNCTION)
+
+
+_BUILTIN_FUNCTION = type(len)
 
 
 def _is_plain_builtin_class(val):

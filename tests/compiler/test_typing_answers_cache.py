@@ -50,6 +50,23 @@ def test_same_question_is_answered_from_the_cache(cuda):
     assert calls == []
 
 
+def test_casts_builtins_and_intrinsics_are_cached_too(cuda):
+    from numba_cuda.compiler.target import cuda_target
+
+    def kernel(out, a, n):
+        for i in range(n):
+            out[i] = float(len(a)) + types_cast(a[i])
+
+    cuda.compile_ptx(kernel, void(float64[::1], int64[::1], int64), cc=CC)
+    cuda.compile_ptx(kernel, void(float64[::1], int64[::1], int64), cc=CC)  # after set-up
+    kinds = {type(key[0]).__name__ for key in cuda_target.typing_context._call_signatures}
+    assert {"Function", "NumberClass", "str", "builtin_function_or_method"} <= kinds
+    assert not kinds & {"Dispatcher", "BoundFunction"}
+
+
+types_cast = float64
+
+
 def test_overload_registered_later_is_seen(cuda):
     def later(x):
         pass
