@@ -93,6 +93,7 @@ class CUDATypingContext(typing.BaseContext):
         # template search each time.  Dropped whenever a refresh installs anything.
         self._call_signatures = {}
         self._attribute_types = {}
+        self._overload_choices = {}
         super().__init__()
 
     def refresh(self):
@@ -104,6 +105,7 @@ class CUDATypingContext(typing.BaseContext):
             return
         self._call_signatures.clear()
         self._attribute_types.clear()
+        self._overload_choices.clear()
         super().refresh()
         # The stamp from *before* refreshing: whatever was registered meanwhile (templates
         # add lowerings while being installed) makes the next refresh run again.
@@ -130,6 +132,27 @@ class CUDATypingContext(typing.BaseContext):
             if sig is not None:
                 self._call_signatures[key] = sig
         return sig
+
+    def resolve_overload(self, key, cases, args, kws, allow_ambiguous=True, unsafe_casting=True,
+                         exact_match_required=False):
+        # The best of a template's signatures for some argument types: a pure function of its
+        # inputs, asked again by lowering for every operator it lowers (Numba's ``Lower``
+        # re-types each call through the callee's templates).
+        try:
+            ck = (key, tuple(cases), tuple(args), tuple(kws.items()) if kws else (),
+                  allow_ambiguous, unsafe_casting, exact_match_required)
+            choice = self._overload_choices.get(ck, _UNKNOWN)
+        except TypeError:
+            ck, choice = None, _UNKNOWN
+        if choice is _UNKNOWN:
+            choice = super().resolve_overload(
+                key, cases, args, kws, allow_ambiguous=allow_ambiguous,
+                unsafe_casting=unsafe_casting, exact_match_required=exact_match_required)
+            if ck is not None:
+                if len(self._overload_choices) >= _MAX_OVERLOAD_CHOICES:
+                    self._overload_choices.clear()
+                self._overload_choices[ck] = choice
+        return choice
 
     def resolve_getattr(self, typ, attr):
         # Not for modules: a module attribute that is a constant is typed from its current
@@ -170,6 +193,12 @@ class CUDATypingContext(typing.BaseContext):
             if ty is not None:
                 return ty
         return super().resolve_value_type(val)
+
+
+_UNKNOWN = object()
+#: Bound on remembered overload choices (templates that build their cases per call would
+#: otherwise grow the table without end).
+_MAX_OVERLOAD_CHOICES = 20000
 
 
 def _answer_is_cacheable(func):

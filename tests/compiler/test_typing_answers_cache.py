@@ -126,3 +126,34 @@ def test_attribute_answers_are_cached_for_types_only(cuda):
     ctx = cuda_target.typing_context
     assert any(attr == "size" for (_typ, attr) in ctx._attribute_types)
     assert not any(isinstance(typ, types.Module) for (typ, _attr) in ctx._attribute_types)
+
+
+def test_overload_choices_are_remembered_and_errors_are_not(cuda):
+    from numba.core.typing import signature
+
+    from numba_cuda.compiler.target import cuda_target
+
+    ctx = cuda_target.typing_context
+    cases = [signature(types.float64, types.float64, types.float64),
+             signature(types.int64, types.int64, types.int64)]
+    args = (types.int32, types.int32)
+    first = ctx.resolve_overload("k", cases, args, {})
+    assert first == cases[1]
+    rated = []
+    original = type(ctx)._rate_arguments
+
+    def spy(self, *a, **k):
+        rated.append(a)
+        return original(self, *a, **k)
+
+    type(ctx)._rate_arguments = spy
+    try:
+        assert ctx.resolve_overload("k", cases, args, {}) is first
+        assert rated == []
+        tied = [signature(types.int32, types.int32), signature(types.int16, types.int16)]
+        for _ in range(2):
+            with pytest.raises(TypeError, match="Ambiguous overloading"):
+                ctx.resolve_overload("k", tied, (types.int64,), {}, allow_ambiguous=False)
+        assert rated, "a failed choice must be rated again, not remembered"
+    finally:
+        type(ctx)._rate_arguments = original
