@@ -18,6 +18,10 @@ Anything else -- slices, ``None``, fewer indices than dimensions (views), record
 arrays, 0-d arrays, bounds checking (``debug=True``, ``boundscheck=True``,
 ``NUMBA_BOUNDSCHECK``) -- goes to Numba's implementation unchanged.
 
+``a.shape``, ``a.strides`` and ``a.size`` are read from the value the same way
+(``getattr_from_value``; the target context's ``get_getattr`` hands it out for arrays, as
+Numba registers these attributes for ``types.Array`` itself).
+
 Registered for ``types.Array``, more specific than Numba's ``types.Buffer`` registrations, so
 these are chosen for arrays.  A compiler-owned kernel-language family: ``typing_registry``
 (empty) and ``lowering_registry``.
@@ -31,6 +35,9 @@ from numba.core.typing import templates
 typing_registry = templates.Registry()
 lowering_registry = imputils.Registry("numba_cuda.array_access")
 lower = lowering_registry.lower
+
+#: Array attributes read straight from the structure value: attribute -> structure field.
+VALUE_ATTRIBUTES = {"shape": "shape", "strides": "strides", "size": "nitems"}
 
 #: dtypes whose elements are plain values in the array (records and nested arrays are views).
 _ELEMENT_TYPES = (types.Number, types.Boolean)
@@ -49,6 +56,20 @@ def handles(context, aryty, idxty):
     index_types = _index_types(idxty)
     return (len(index_types) == aryty.ndim
             and all(isinstance(t, types.Integer) for t in index_types))
+
+
+def has_value_attribute(context, typ, attr):
+    """Does ``getattr_from_value`` implement ``typ.attr``?"""
+    from numba.core.datamodel.models import ArrayModel
+
+    return (attr in VALUE_ATTRIBUTES and isinstance(typ, types.Array)
+            and isinstance(context.data_model_manager[typ], ArrayModel))
+
+
+def getattr_from_value(context, builder, typ, value, attr):
+    """``a.shape``/``a.strides``/``a.size`` of the array structure value ``value``."""
+    model = context.data_model_manager[typ]
+    return builder.extract_value(value, model.get_field_position(VALUE_ATTRIBUTES[attr]))
 
 
 def _fields(context, builder, aryty, ary):

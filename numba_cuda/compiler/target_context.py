@@ -145,6 +145,13 @@ class CUDATargetContext(BaseContext):
             return super().get_function(fn, sig, _firstcall)
         return BoundImplementation(imp, self, sig)
 
+    def get_getattr(self, typ, attr):
+        from . import array_access
+
+        if array_access.has_value_attribute(self, typ, attr):
+            return array_access.getattr_from_value
+        return super().get_getattr(typ, attr)
+
     def get_abi_sizeof(self, ty):
         # llvmlite answers by printing the type into a module and parsing it with LLVM (~0.1 ms);
         # Numba asks for every user variable it allocates.  Layout-only answers: cache by text.

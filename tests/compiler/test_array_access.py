@@ -71,8 +71,21 @@ def store_row(m, v):
     m[0] = v  # a view store: Numba's implementation
 
 
+def attributes(out, a, b):
+    out[0] = a.size + a.shape[0] + a.strides[1] + b.shape[1] + b.size
+
+
+def loop_over_shape(out, m):
+    for i in range(m.shape[0]):
+        for j in range(m.shape[1]):
+            out[i * m.shape[1] + j] = m[i, j]
+
+
 ARR = types.Array
 CASES = [
+    (attributes, void(int64[::1], float32[:, :], float64[::1, :])),
+    (attributes, void(int64[::1], complex64[:, :, ::1], int8[:, ::1])),
+    (loop_over_shape, void(float32[::1], float32[:, ::1])),
     (copy_1d, void(float32[::1], float32[::1])),
     (copy_1d, void(float64[:], float64[:])),
     (copy_1d, void(ARR(float32, 1, "A", aligned=False), ARR(float32, 1, "A", aligned=False))),
@@ -109,6 +122,7 @@ def _compile(cuda, fn, sig, monkeypatch=None, numba_only=False):
 
     if numba_only:
         monkeypatch.setattr(array_access, "handles", lambda context, aryty, idxty: False)
+        monkeypatch.setattr(array_access, "has_value_attribute", lambda context, typ, attr: False)
     ptx, _ = cuda.compile_ptx(fn, sig, cc=CC)
     if numba_only:
         monkeypatch.undo()
@@ -123,23 +137,31 @@ def test_same_code_as_numbas_implementation(cuda, monkeypatch, fn, sig):
     assemble(ours, CC)
 
 
-def test_fast_path_emits_less_ir(cuda, monkeypatch):
+def _ir_lines(body, sig):
     from numba_cuda.compiler.pipeline import CompileOptions, compile_cuda
 
-    def body(out, a, i, j):
-        out[i, j] = a[i, j]
+    cres = compile_cuda(body, None, sig, CompileOptions())
+    return sum(text.count("\n") for _name, text in cres.library.ir_modules())
 
-    sig = (float32[:, ::1], float32[:, :], int64, int64)
 
-    def ir_lines():
-        cres = compile_cuda(body, None, sig, CompileOptions())
-        return sum(text.count("\n") for _name, text in cres.library.ir_modules())
+def _element_access(out, a, i, j):
+    out[i, j] = a[i, j]
 
-    ours = ir_lines()
+
+def _attribute_reads(out, a):
+    out[0] = a.shape[0] + a.strides[1] + a.size
+
+
+@pytest.mark.parametrize("body,sig,switch", [
+    (_element_access, (float32[:, ::1], float32[:, :], int64, int64), "handles"),
+    (_attribute_reads, (int64[::1], float32[:, :]), "has_value_attribute"),
+])
+def test_fast_path_emits_less_ir(cuda, monkeypatch, body, sig, switch):
     from numba_cuda.compiler import array_access
 
-    monkeypatch.setattr(array_access, "handles", lambda context, aryty, idxty: False)
-    numbas = ir_lines()
+    ours = _ir_lines(body, sig)
+    monkeypatch.setattr(array_access, switch, lambda *args: False)
+    numbas = _ir_lines(body, sig)
     assert ours < numbas * 0.8, (ours, numbas)
 
 
