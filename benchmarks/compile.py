@@ -18,8 +18,9 @@ instead.  Measured in fresh processes, for each side:
   cannot compile some without a driver);
 * ``ptxas -v -arch=sm_90`` registers and spill bytes per kernel (the same ptxas for both).
 
-The two sides' processes are interleaved (ours, reference, ours, ...), so that the machine's
-load drifting during the run does not favour either.
+The two sides' processes are interleaved, in alternating order (ours then the reference, then
+the reference then ours ...), so that neither the machine's load drifting during the run nor
+the position in a back-to-back pair favours either side.
 
 Both packages are byte-compiled first (``compileall``), as ``pip install`` does for the
 reference: an editable checkout under ``PYTHONDONTWRITEBYTECODE=1`` would otherwise recompile its
@@ -253,20 +254,29 @@ def byte_compile(python):
                    capture_output=True, cwd=tempfile.gettempdir())
 
 
+def _alternating(pythons, index):
+    """The sides in turn, the first one first on even rounds and last on odd ones: of two
+    back-to-back fresh processes, the first is measurably slower here (~5-10 % on ``import
+    numba``), whichever package it runs."""
+    order = list(pythons.items())
+    return order if index % 2 == 0 else order[::-1]
+
+
 def measure(pythons, repeat, ptxas):
     """Every measure for every side (``{side: python}``), the sides interleaved: each fresh
-    process of one side is followed by the same process of the other, so that a change in the
-    machine's load during the run affects both alike."""
+    process of one side is followed by the same process of the other (in alternating order),
+    so that a change in the machine's load during the run affects both alike."""
     for python in pythons.values():
         byte_compile(python)
     samples = {side: {"import": [], "first_compile": [], "corpus": []} for side in pythons}
     with tempfile.TemporaryDirectory() as tmp:
         for index in range(repeat):
-            for side, python in pythons.items():
+            order = _alternating(pythons, index)
+            for side, python in order:
                 samples[side]["import"].append(float(run(python, IMPORT_SNIPPET)))
-            for side, python in pythons.items():
+            for side, python in order:
                 samples[side]["first_compile"].append(float(run(python, FIRST_COMPILE_SNIPPET)))
-            for side, python in pythons.items():
+            for side, python in order:
                 outdir = pathlib.Path(tmp) / f"{side}-{index}"
                 outdir.mkdir()
                 samples[side]["corpus"].append(json.loads(run(python, CORPUS_SNIPPET, ROOT, outdir)))
@@ -298,10 +308,11 @@ def breakdown(pythons, names, repeat):
     phases, plus the time of ``import numba`` alone."""
     runs = {side: [] for side in pythons}
     imports = {side: [] for side in pythons}
-    for _ in range(repeat):
-        for side, python in pythons.items():
+    for index in range(repeat):
+        order = _alternating(pythons, index)
+        for side, python in order:
             runs[side].append(json.loads(run(python, BREAKDOWN_SNIPPET, ROOT, ",".join(names))))
-        for side, python in pythons.items():
+        for side, python in order:
             imports[side].append(float(run(python, NUMBA_IMPORT_SNIPPET)))
     out = {}
     for side in pythons:
