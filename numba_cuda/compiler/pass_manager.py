@@ -34,12 +34,23 @@ def _run_pass_has_listeners():
     return bool(registered.get(_RUN_PASS_EVENT))
 
 
+#: The PassManager internals the quiet path stands in for; if a Numba release renames any of
+#: them, every pass takes Numba's own path.
+_NUMBA_INTERNALS = ("_ENFORCING", "_print_after", "_print_before", "_print_wrap", "_analysis",
+                    "exec_times")
+
+
 class CUDAPassManager(PassManager):
     def _runPass(self, index, pss, internal_state):
-        if (self._ENFORCING or self._print_after or self._print_before or self._print_wrap
-                or _run_pass_has_listeners()):
+        if not self._quiet_path_applies():
             return super()._runPass(index, pss, internal_state)
         return self._run_pass_quietly(index, pss, internal_state)
+
+    def _quiet_path_applies(self):
+        if not all(hasattr(self, name) for name in _NUMBA_INTERNALS):
+            return False
+        return not (self._ENFORCING or self._print_after or self._print_before
+                    or self._print_wrap or _run_pass_has_listeners())
 
     def _run_pass_quietly(self, index, pss, state):
         from numba.core.compiler_lock import global_compiler_lock

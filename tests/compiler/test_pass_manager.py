@@ -168,3 +168,23 @@ def test_errors_still_name_the_pipeline_step(cuda):
 
     with pytest.raises(TypingError, match=r"Failed in cuda mode pipeline \(step: "):
         cuda.compile_ptx(bad, void(float32[::1]), cc=CC)
+
+
+def test_numba_internals_missing_means_numbas_own_path(cuda, monkeypatch):
+    from numba_cuda.compiler import pass_manager
+
+    quiet = []
+    original = pass_manager.CUDAPassManager._run_pass_quietly
+
+    def spy(self, *args):
+        quiet.append(args)
+        return original(self, *args)
+
+    monkeypatch.setattr(pass_manager.CUDAPassManager, "_run_pass_quietly", spy)
+    cuda.compile_ptx(plain_kernel, void(float32[::1]), cc=CC)
+    assert quiet
+    quiet.clear()
+    monkeypatch.setattr(pass_manager, "_NUMBA_INTERNALS",
+                        pass_manager._NUMBA_INTERNALS + ("_renamed_in_a_future_numba",))
+    ptx, _ = cuda.compile_ptx(plain_kernel, void(float32[::1]), cc=CC)
+    assert quiet == [] and ".entry" in ptx
