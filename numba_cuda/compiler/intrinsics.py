@@ -32,10 +32,9 @@ i32 = ir.IntType(32)
 
 def declare_intrinsic(builder_or_module, name, ret, args):
     module = getattr(builder_or_module, "module", builder_or_module)
-    fnty = ir.FunctionType(ret, list(args))
     fn = module.globals.get(name)
     if fn is None:
-        fn = ir.Function(module, fnty, name)
+        fn = ir.Function(module, ir.FunctionType(ret, list(args)), name)
     return fn
 
 
