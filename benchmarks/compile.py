@@ -11,7 +11,11 @@ NVIDIA wheels ...), and nothing else: no test or docs extras (PyYAML, which ``im
 imports when it is present, costs ~10 ms).  ``--ours PYTHON`` measures another interpreter
 instead.  Measured in fresh processes, for each side:
 
-* ``from numba import cuda`` time (median of ``--repeat`` processes);
+* ``from numba import cuda`` time (median of ``--repeat`` processes), timed inside the process
+  and as the whole process (``python -P -c "from numba import cuda"``, start-up included):
+  work a package's ``.pth`` file does at interpreter start-up (every Python process in that
+  environment pays it) is outside the first number and inside the second; ``python -c pass``
+  is shown too;
 * the first ``compile_ptx`` of a small kernel (import excluded, median of ``--repeat``);
 * the total compile time of the test corpus (every ``tests/**/corpus_*.py`` entry, sm_90; median
   of ``--repeat`` processes), compared over the entries *both* sides compile (the reference
@@ -40,6 +44,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 DEFAULT_REF = ROOT / "benchmarks" / ".ref-venv"
@@ -254,6 +259,15 @@ def byte_compile(python):
                    capture_output=True, cwd=tempfile.gettempdir())
 
 
+def process_seconds(python, code):
+    """Wall time of a whole fresh ``python -P -c code`` process, as its parent sees it:
+    interpreter start-up and ``site`` (``.pth`` files) included."""
+    t0 = time.perf_counter()
+    subprocess.run([str(python), "-P", "-c", code], check=True, capture_output=True,
+                   cwd=tempfile.gettempdir(), env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    return time.perf_counter() - t0
+
+
 def _alternating(pythons, index):
     """The sides in turn, the first one first on even rounds and last on odd ones: of two
     back-to-back fresh processes, the first is measurably slower here (~5-10 % on ``import
@@ -268,12 +282,16 @@ def measure(pythons, repeat, ptxas):
     so that a change in the machine's load during the run affects both alike."""
     for python in pythons.values():
         byte_compile(python)
-    samples = {side: {"import": [], "first_compile": [], "corpus": []} for side in pythons}
+    samples = {side: {"import": [], "import_process": [], "startup": [], "first_compile": [],
+                      "corpus": []} for side in pythons}
     with tempfile.TemporaryDirectory() as tmp:
         for index in range(repeat):
             order = _alternating(pythons, index)
             for side, python in order:
                 samples[side]["import"].append(float(run(python, IMPORT_SNIPPET)))
+            for side, python in order:
+                samples[side]["import_process"].append(process_seconds(python, "from numba import cuda"))
+                samples[side]["startup"].append(process_seconds(python, "pass"))
             for side, python in order:
                 samples[side]["first_compile"].append(float(run(python, FIRST_COMPILE_SNIPPET)))
             for side, python in order:
@@ -289,6 +307,8 @@ def measure(pythons, repeat, ptxas):
                     entry.update(ptxas_stats(ptxas, entry["ptx"]))
             results[side] = {
                 "import": statistics.median(got["import"]),
+                "import_process": statistics.median(got["import_process"]),
+                "startup": statistics.median(got["startup"]),
                 "first_compile": statistics.median(got["first_compile"]),
                 "corpus_runs": [{name: e.get("time") for name, e in r["entries"].items()}
                                 for r in runs],
@@ -387,6 +407,8 @@ def main(argv=None):
           "fresh processes)")
     print(f"{'measure':<42}{'ours':>10}{'reference':>11}{'ratio':>8}")
     for key, label in (("import", "from numba import cuda [s]"),
+                       ("import_process", "  whole process, start-up included [s]"),
+                       ("startup", "  start-up alone (python -c pass) [s]"),
                        ("first_compile", "first compile_ptx [s]"),
                        ("corpus_common", f"corpus compile total, {len(both)} common [s]")):
         print(f"{label:<42}{ours[key]:>10.3f}{ref[key]:>11.3f}{ratio(ours[key], ref[key]):>8}")
