@@ -84,6 +84,12 @@ RUNTIME = {
 _UFUNCS = "numba_cuda.ufuncs.reduction"
 UFUNCS = {name: _UFUNCS for name in ("reduce", "Reduce")}
 
-GPU = {**COMPILER, **KERNEL_LANGUAGE, **RUNTIME, **UFUNCS}
+# ---- what the compiler supports on this installation ----------------------------
+SUPPORT_QUERIES = {
+    "is_float16_supported": "numba_cuda.lang.fp16",
+    "is_bfloat16_supported": "numba_cuda.lang.bf16",
+}
+
+GPU = {**COMPILER, **KERNEL_LANGUAGE, **RUNTIME, **UFUNCS, **SUPPORT_QUERIES}
 
 SIMULATOR_API = "numba_cuda.simulator.api"

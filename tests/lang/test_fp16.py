@@ -376,3 +376,11 @@ def test_gpu_float16_atomic_add_sums():
     assert a[0] == np.float16(64) and a[1] == np.float16(-64)
     assert a[2] == np.float16(n // 2) and a[3] == np.float16(n // 2)
     assert sorted(old.tolist()) == [0.25 * k for k in range(n)]
+
+
+def test_support_queries_are_public():
+    # numba.cuda.is_float16_supported / is_bfloat16_supported, as Numba's CUDA target offers
+    from numba import cuda
+
+    assert cuda.is_float16_supported() is True
+    assert cuda.is_bfloat16_supported() is True
