@@ -81,8 +81,19 @@ def loop_over_shape(out, m):
             out[i * m.shape[1] + j] = m[i, j]
 
 
+NESTED = from_dtype(np.dtype([("n", np.int32), ("v", np.float32, (2, 3))], align=True))
+
+
+def nested_array_in_record(out, recs, i, j):
+    # recs[0].v is a NestedArray (an Array subclass with the same value layout)
+    v = recs[0].v
+    v[i, j] = v[j, i] + v.shape[1] + v.size
+    out[0] = v[1, 2]
+
+
 ARR = types.Array
 CASES = [
+    (nested_array_in_record, void(float32[::1], NESTED[::1], int64, int64)),
     (attributes, void(int64[::1], float32[:, :], float64[::1, :])),
     (attributes, void(int64[::1], complex64[:, :, ::1], int8[:, ::1])),
     (loop_over_shape, void(float32[::1], float32[:, ::1])),
