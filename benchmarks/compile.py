@@ -72,11 +72,9 @@ cuda.compile_ptx(add_one, void(float32[::1], float32[::1]), cc=(9, 0))
 print(time.perf_counter() - t0)
 """
 
-CORPUS_SNIPPET = """
-import importlib.util, json, pathlib, sys, time
-from numba import cuda
-
-root, outdir = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+# Shared by the corpus snippets: ``entries`` = [(name, function, signature, device)] of every
+# ``tests/**/corpus_*.py`` under ``root``.
+LOAD_CORPUS = """
 entries = []
 for path in sorted((root / "tests").rglob("corpus_*.py")):
     spec = importlib.util.spec_from_file_location("bench_" + path.stem, path)
@@ -84,6 +82,14 @@ for path in sorted((root / "tests").rglob("corpus_*.py")):
     sys.modules[spec.name] = module  # as an import would: Numba looks kernels' modules up
     spec.loader.exec_module(module)
     entries += [(f"{path.stem}::{name}", fn, sig, dev) for name, fn, sig, dev in module.CORPUS]
+"""
+
+CORPUS_SNIPPET = """
+import importlib.util, json, pathlib, sys, time
+from numba import cuda
+
+root, outdir = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+# <LOAD_CORPUS>
 results = {}
 total = 0.0
 for name, fn, sig, dev in entries:
@@ -160,13 +166,7 @@ if hasattr(nvvm, "CompilationUnit"):      # NVIDIA's numba-cuda
 else:                                     # this package
     timed(importlib.import_module("numba_cuda.compiler.nvvm"), "compile_ir")
 
-entries = []
-for path in sorted((root / "tests").rglob("corpus_*.py")):
-    spec = importlib.util.spec_from_file_location("bench_" + path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # as an import would: Numba looks kernels' modules up
-    spec.loader.exec_module(module)
-    entries += [(f"{path.stem}::{n}", fn, sig, dev) for n, fn, sig, dev in module.CORPUS]
+# <LOAD_CORPUS>
 total = 0.0
 for name, fn, sig, dev in entries:
     if name in names:
@@ -176,6 +176,9 @@ for name, fn, sig, dev in entries:
 acc["total"] = total
 print(json.dumps(acc))
 """
+
+CORPUS_SNIPPET = CORPUS_SNIPPET.replace("# <LOAD_CORPUS>\n", LOAD_CORPUS.lstrip("\n"))
+BREAKDOWN_SNIPPET = BREAKDOWN_SNIPPET.replace("# <LOAD_CORPUS>\n", LOAD_CORPUS.lstrip("\n"))
 
 
 def run(python, code, *args, timeout=1800):
