@@ -80,7 +80,7 @@ def _checked(pss, result):
 
 
 # ---- passes that run only when the IR gives them something to do -----------------------------
-def _assignments(func_ir):
+def _instructions(func_ir):
     for block in func_ir.blocks.values():
         for inst in block.body:
             yield inst
@@ -103,7 +103,7 @@ def closure_likes_present(func_ir):
     comprehension (``make_function``), a list built for ``np.array(...)`` (``build_list``), a
     ``functools.reduce`` call or a Numba stencil?"""
     reducers = _reduce_functions()
-    for inst in _assignments(func_ir):
+    for inst in _instructions(func_ir):
         if not isinstance(inst, ir.Assign):
             continue
         value = inst.value
@@ -116,22 +116,6 @@ def closure_likes_present(func_ir):
             if any(value.value is fn for fn in reducers) or _names_stencil(value.value):
                 return True
     return False
-
-
-@register_pass(mutates_CFG=True, analysis_only=False)
-class InlineClosureLikesWhenNeeded(FunctionPass):
-    """Numba's ``InlineClosureLikes``, run only when ``closure_likes_present``."""
-
-    _name = "cuda_inline_closure_likes"
-
-    def __init__(self):
-        FunctionPass.__init__(self)
-        self._numba_pass = InlineClosureLikes()
-
-    def run_pass(self, state):
-        if not closure_likes_present(state.func_ir):
-            return False
-        return self._numba_pass.run_pass(state)
 
 
 #: Numba's post-inference rewrites whose trigger ``post_inference_rewrites_apply`` knows.
@@ -155,7 +139,7 @@ def post_inference_rewrites_apply(state):
         if f"{cls.__module__}.{cls.__qualname__}" not in KNOWN_AFTER_INFERENCE_REWRITES:
             return True
     typemap = state.typemap
-    for inst in _assignments(state.func_ir):
+    for inst in _instructions(state.func_ir):
         if isinstance(inst, ir.Assign):
             value = inst.value
             if not isinstance(value, ir.Expr):
@@ -173,17 +157,31 @@ def post_inference_rewrites_apply(state):
     return False
 
 
-@register_pass(mutates_CFG=True, analysis_only=False)
-class NopythonRewritesWhenNeeded(FunctionPass):
-    """Numba's ``NopythonRewrites``, run only when ``post_inference_rewrites_apply``."""
+def run_when_needed(numba_pass, name, needed):
+    """Numba's pass class ``numba_pass`` as a registered pass ``name`` that runs it only when
+    ``needed(state)`` is true, and otherwise reports the IR unchanged."""
 
-    _name = "cuda_nopython_rewrites"
+    class WhenNeeded(FunctionPass):
+        _name = name
 
-    def __init__(self):
-        FunctionPass.__init__(self)
-        self._numba_pass = NopythonRewrites()
+        def __init__(self):
+            FunctionPass.__init__(self)
+            self._numba_pass = numba_pass()
 
-    def run_pass(self, state):
-        if not post_inference_rewrites_apply(state):
-            return False
-        return self._numba_pass.run_pass(state)
+        def run_pass(self, state):
+            if not needed(state):
+                return False
+            return self._numba_pass.run_pass(state)
+
+    WhenNeeded.__name__ = WhenNeeded.__qualname__ = f"{numba_pass.__name__}WhenNeeded"
+    WhenNeeded.__doc__ = f"Numba's ``{numba_pass.__name__}``, run only when the IR needs it."
+    return register_pass(mutates_CFG=True, analysis_only=False)(WhenNeeded)
+
+
+# The checks are looked up when called (tests replace them).
+InlineClosureLikesWhenNeeded = run_when_needed(
+    InlineClosureLikes, "cuda_inline_closure_likes",
+    lambda state: closure_likes_present(state.func_ir))
+NopythonRewritesWhenNeeded = run_when_needed(
+    NopythonRewrites, "cuda_nopython_rewrites",
+    lambda state: post_inference_rewrites_apply(state))
