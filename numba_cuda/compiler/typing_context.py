@@ -88,9 +88,10 @@ class CUDATypingContext(typing.BaseContext):
 
     def __init__(self):
         # Answers of the template searches that depend on nothing but their (interned, hashable)
-        # inputs: ``Function`` call signatures and attribute types.  Every kernel asks the same
-        # questions (``cuda.grid(1)``, ``int64 + int64``, ``array.size`` ...); Numba re-runs the
-        # template search each time.  Dropped whenever a refresh installs anything.
+        # inputs: call signatures, attribute types and each template's best overload.  Every
+        # kernel asks the same questions (``cuda.grid(1)``, ``int64 + int64``, ``array.size``
+        # ...); Numba re-runs the template search each time.  Dropped whenever a refresh
+        # installs anything (see ``_remembered``).
         self._call_signatures = {}
         self._attribute_types = {}
         self._overload_choices = {}
@@ -120,55 +121,32 @@ class CUDATypingContext(typing.BaseContext):
         # functions compile while being typed), bound methods and everything else take Numba's
         # path; failures are never remembered here (Numba's per-compile call stack replays
         # those).
+        resolve = functools.partial(super().resolve_function_type, func, args, kws)
         if not _answer_is_cacheable(func):
-            return super().resolve_function_type(func, args, kws)
-        try:
-            key = (func, tuple(args), tuple(kws.items()) if kws else ())
-            sig = self._call_signatures.get(key)
-        except TypeError:  # an unhashable literal somewhere: no caching
-            return super().resolve_function_type(func, args, kws)
-        if sig is None:
-            sig = super().resolve_function_type(func, args, kws)
-            if sig is not None:
-                self._call_signatures[key] = sig
-        return sig
+            return resolve()
+        key = (func, tuple(args), tuple(kws.items()) if kws else ())
+        return _remembered(self._call_signatures, key, resolve, remember_none=False)
 
     def resolve_overload(self, key, cases, args, kws, allow_ambiguous=True, unsafe_casting=True,
                          exact_match_required=False):
         # The best of a template's signatures for some argument types: a pure function of its
         # inputs, asked again by lowering for every operator it lowers (Numba's ``Lower``
         # re-types each call through the callee's templates).
-        try:
-            ck = (key, tuple(cases), tuple(args), tuple(kws.items()) if kws else (),
-                  allow_ambiguous, unsafe_casting, exact_match_required)
-            choice = self._overload_choices.get(ck, _UNKNOWN)
-        except TypeError:
-            ck, choice = None, _UNKNOWN
-        if choice is _UNKNOWN:
-            choice = super().resolve_overload(
-                key, cases, args, kws, allow_ambiguous=allow_ambiguous,
-                unsafe_casting=unsafe_casting, exact_match_required=exact_match_required)
-            if ck is not None:
-                if len(self._overload_choices) >= _MAX_OVERLOAD_CHOICES:
-                    self._overload_choices.clear()
-                self._overload_choices[ck] = choice
-        return choice
+        resolve = functools.partial(
+            super().resolve_overload, key, cases, args, kws, allow_ambiguous=allow_ambiguous,
+            unsafe_casting=unsafe_casting, exact_match_required=exact_match_required)
+        choice_key = (key, tuple(cases), tuple(args), tuple(kws.items()) if kws else (),
+                      allow_ambiguous, unsafe_casting, exact_match_required)
+        # "no case matches" (None) is an answer too
+        return _remembered(self._overload_choices, choice_key, resolve, remember_none=True)
 
     def resolve_getattr(self, typ, attr):
         # Not for modules: a module attribute that is a constant is typed from its current
         # value, which the program may change between compiles.
+        resolve = functools.partial(super().resolve_getattr, typ, attr)
         if isinstance(typ, types.Module):
-            return super().resolve_getattr(typ, attr)
-        try:
-            key = (typ, attr)
-            answer = self._attribute_types.get(key)
-        except TypeError:
-            return super().resolve_getattr(typ, attr)
-        if answer is None:
-            answer = super().resolve_getattr(typ, attr)
-            if answer is not None:
-                self._attribute_types[key] = answer
-        return answer
+            return resolve()
+        return _remembered(self._attribute_types, (typ, attr), resolve, remember_none=False)
 
     def load_additional_registries(self):
         from numba.core.typing import cmathdecl, enumdecl
@@ -196,9 +174,26 @@ class CUDATypingContext(typing.BaseContext):
 
 
 _UNKNOWN = object()
-#: Bound on remembered overload choices (templates that build their cases per call would
-#: otherwise grow the table without end).
-_MAX_OVERLOAD_CHOICES = 20000
+#: Bound on each table of remembered answers (templates that build their cases per call would
+#: otherwise grow the overload table without end); a full table starts over.
+_MAX_REMEMBERED = 20000
+
+
+def _remembered(table, key, resolve, remember_none):
+    """``table[key]``, else ``resolve()`` kept in ``table``.  Errors are never kept; ``None``
+    ("no answer") only with ``remember_none``.  A key with an unhashable part (a literal holding
+    a list ...) is resolved every time."""
+    try:
+        answer = table.get(key, _UNKNOWN)
+    except TypeError:
+        return resolve()
+    if answer is _UNKNOWN:
+        answer = resolve()
+        if answer is not None or remember_none:
+            if len(table) >= _MAX_REMEMBERED:
+                table.clear()
+            table[key] = answer
+    return answer
 
 
 def _answer_is_cacheable(func):
