@@ -86,13 +86,6 @@ def _instructions(func_ir):
             yield inst
 
 
-@functools.lru_cache(maxsize=1)
-def _reduce_functions():
-    import functools as _functools
-
-    return (_functools.reduce,)
-
-
 def _names_stencil(value):
     module = getattr(value, "__module__", None) or getattr(type(value), "__module__", "")
     return isinstance(module, str) and module.startswith("numba.stencils")
@@ -102,7 +95,6 @@ def closure_likes_present(func_ir):
     """Does ``func_ir`` hold anything ``InlineClosureLikes`` acts on: a closure, lambda or
     comprehension (``make_function``), a list built for ``np.array(...)`` (``build_list``), a
     ``functools.reduce`` call or a Numba stencil?"""
-    reducers = _reduce_functions()
     for inst in _instructions(func_ir):
         if not isinstance(inst, ir.Assign):
             continue
@@ -113,7 +105,7 @@ def closure_likes_present(func_ir):
             if value.op == "getattr" and value.attr in ("reduce", "stencil"):
                 return True
         elif isinstance(value, (ir.Global, ir.FreeVar)):
-            if any(value.value is fn for fn in reducers) or _names_stencil(value.value):
+            if value.value is functools.reduce or _names_stencil(value.value):
                 return True
     return False
 
