@@ -122,21 +122,25 @@ class DispatcherCache:
             return False
         args = tuple(args)
         cc = self._cc()
-        image = kernel.image(cc)
-        payload = {
-            "argtypes": args,
-            "signature": kernel.signature,
-            "entry_name": kernel.entry_name,
-            "options": kernel.options,
-            "link_files": list(kernel.link_files),
-            "cooperative": bool(getattr(kernel, "cooperative", False)),
-            "ptx": image.ptx,
-            "ltoir": image.ltoir,  # lto=True kernels: LTO-IR instead of PTX
-            "error_global": getattr(kernel, "error_global", None),  # debug: exception report
-            "exceptions": getattr(kernel, "exceptions", None),
-            "llvm": kernel.library.get_llvm_str(),
-        }
-        return self.store.save(self._sigkey(args), cc, payload)
+        return self.store.save(self._sigkey(args), cc, kernel_payload(kernel, kernel.image(cc)))
+
+
+def kernel_payload(kernel, image):
+    """What a kernel needs to be loaded and launched for ``image.cc`` without compiling: the
+    on-disk cache stores it, and pickled dispatchers carry it (``numba_cuda.pickling``)."""
+    return {
+        "argtypes": tuple(kernel.argtypes),
+        "signature": kernel.signature,
+        "entry_name": kernel.entry_name,
+        "options": kernel.options,
+        "link_files": list(kernel.link_files),
+        "cooperative": bool(getattr(kernel, "cooperative", False)),
+        "ptx": image.ptx,
+        "ltoir": image.ltoir,  # lto=True kernels: LTO-IR instead of PTX
+        "error_global": getattr(kernel, "error_global", None),  # debug: exception report
+        "exceptions": getattr(kernel, "exceptions", None),
+        "llvm": kernel.library.get_llvm_str(),
+    }
 
 
 def _compile_uncached(dispatcher, args):
@@ -250,3 +254,27 @@ class CachedKernel:
 def dispatcher_cache(dispatcher, enabled):
     """The cache object for ``dispatcher``: a DispatcherCache with ``cache=True``."""
     return DispatcherCache(dispatcher) if enabled else NoDispatcherCache()
+
+
+def ready_payloads(dispatcher):
+    """``{argtypes: (payload, cc)}`` of the dispatcher's kernels that already have an image
+    (nothing is compiled here): what a pickled dispatcher carries so that the process that
+    loads it launches without compiling."""
+    if dispatcher.device:
+        return {}
+    out = {}
+    for args, kernel in dispatcher.overloads.items():
+        if isinstance(kernel, CachedKernel):
+            out[args] = (kernel._payload, kernel._cc)
+        elif getattr(kernel, "_images", None):
+            cc, image = next(iter(kernel._images.items()))
+            out[args] = (kernel_payload(kernel, image), cc)
+    return out
+
+
+def install_payloads(dispatcher, payloads):
+    """Give ``dispatcher`` the kernels of ``ready_payloads`` (another process's dispatcher)."""
+    for args, (payload, cc) in payloads.items():
+        args = tuple(args)
+        dispatcher.overloads[args] = CachedKernel(
+            payload, cc, recompile=lambda args=args: _compile_uncached(dispatcher, args))

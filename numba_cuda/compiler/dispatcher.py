@@ -24,6 +24,7 @@ from numba.core.errors import TypingError
 from numba.core.typing.templates import AbstractTemplate
 from numba.core.typing.typeof import Purpose, typeof
 
+from .. import pickling
 from ..errors import LaunchConfigError
 from .kernel import CompiledKernel
 from .pipeline import CompileOptions, CUDACompiler, compile_cuda
@@ -320,7 +321,9 @@ class CUDADispatcher(Dispatcher):
         """PTX per signature (dict), or the PTX for ``signature``."""
         out = {}
         for args, ovl in self._select(signature).items():
-            out[args] = ovl.library.get_ptx(cc)
+            # kernels: through their image for cc (kept, e.g. for pickling); device functions:
+            # their library
+            out[args] = ovl.library.get_ptx(cc) if self.device else ovl.inspect_asm(cc)
         return out if signature is None else next(iter(out.values()))
 
     def inspect_types(self, file=None, signature=None):
@@ -376,6 +379,31 @@ class CUDADispatcher(Dispatcher):
                 f"compiled signature or signature=...; compiled signatures: {have}")
         kernel = next(iter(selected.values()))
         return max_cooperative_grid_blocks(kernel, blockdim, dynsmemsize)
+
+    # ---- pickling (numba_cuda.pickling) -----------------------------------------------
+    def __reduce__(self):
+        from ..caching.dispatcher_cache import ready_payloads
+
+        eager = [] if self._can_compile else list(self.overloads)
+        return pickling.reduce_dispatcher(self, {
+            "py_func": self.py_func, "targetoptions": self._user_options(), "sigs": eager,
+            "specialized": self._specialized, "kernels": ready_payloads(self)})
+
+    @classmethod
+    def _rebuild(cls, uuid, py_func, targetoptions, sigs, specialized, kernels):
+        def make():
+            from ..caching.dispatcher_cache import install_payloads
+
+            dispatcher = cls(py_func, targetoptions=targetoptions)
+            install_payloads(dispatcher, kernels)
+            for args in sigs:
+                dispatcher.compile(args)
+            if sigs:
+                dispatcher.disable_compile()
+            dispatcher._specialized = specialized
+            return dispatcher
+
+        return pickling.rebuild_once(uuid, make)
 
     def __repr__(self):
         kind = "device function" if self.device else "kernel"

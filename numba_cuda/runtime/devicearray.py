@@ -332,6 +332,12 @@ class DeviceNDArray:
                 for begin in range(0, self.size, section)]
 
     # -- data movement ---------------------------------------------------------------
+    def __reduce__(self):
+        # Pickles as its host copy (as Numba's device arrays travel): loading the pickle
+        # allocates an array of the same shape, dtype and order on the loading process's
+        # current device and copies the data there.
+        return _from_host_copy, (self.copy_to_host(),)
+
     def copy_to_host(self, ary=None, stream=0):
         """Copy to a host array (``ary`` if given, else a new one with the same layout)."""
         from numba_cuda.runtime import transfers
@@ -358,6 +364,14 @@ class DeviceNDArray:
     def __repr__(self):
         return (f"<DeviceNDArray shape={self.shape} dtype={self.dtype} "
                 f"ptr={self.gpu_data.device_pointer_value:#x}>")
+
+
+def _from_host_copy(host):
+    """Unpickle a ``DeviceNDArray``: a new device array holding ``host``."""
+    strides = host.strides if host.flags.f_contiguous and not host.flags.c_contiguous else None
+    ary = DeviceNDArray(host.shape, strides, host.dtype)
+    ary.copy_to_device(host)
+    return ary
 
 
 class _OffsetAllocation:

@@ -7,6 +7,7 @@ import threading
 
 import numpy as np
 
+from .. import pickling
 from ..errors import CudaError, LaunchConfigError
 from . import collectives, devicearray, launchconfig, scheduler
 from .threadstate import state
@@ -108,6 +109,16 @@ class _SimFunction:
                 self._busy.discard(yields)
             self._variants[yields] = variant
         return variant
+
+    # -- pickling (numba_cuda.pickling): by reference when importable, else by value
+    def __reduce__(self):
+        return pickling.reduce_dispatcher(self, {
+            "py_func": self.py_func, "sigs": list(self.signatures),
+            "options": dict(self.targetoptions)})
+
+    @classmethod
+    def _rebuild(cls, uuid, py_func, sigs, options):
+        return pickling.rebuild_once(uuid, lambda: cls(py_func, sigs, options))
 
     # -- introspection of the real target, absent here
     def inspect_llvm(self, *args, **kwargs):
@@ -298,6 +309,9 @@ class _Launcher:
         self.block = block
         self.stream = stream
         self.sharedmem = sharedmem
+
+    griddim = property(lambda self: self.grid)
+    blockdim = property(lambda self: self.block)
 
     def __call__(self, *args):
         self.kernel.launch(self.grid, self.block, self.stream, self.sharedmem, args)
