@@ -151,6 +151,10 @@ def array_params(value, ndim, state, where):
     from numba_cuda.runtime.devicearray import DeviceNDArray
 
     if isinstance(value, DeviceNDArray):
+        if state is not None:
+            owner = getattr(value.gpu_data, "context", None)
+            if owner is not None and owner is not state.context:
+                state.context.reach(owner, f"{where} (a device array)")
         params = value._params
         if params is None:
             params = value.kernel_params

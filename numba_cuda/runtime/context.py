@@ -41,6 +41,8 @@ class Context:
         #: compiled kernel -> loaded kernel (module, function, packer) in this context
         self.kernels = weakref.WeakKeyDictionary()
         self._default_streams = {}
+        #: contexts whose memory this context's kernels and copies reach directly
+        self.peers = set()
 
     # -- activation -----------------------------------------------------------------
     @contextlib.contextmanager
@@ -144,6 +146,47 @@ class Context:
         return HostAllocation(self, pointer, size, device_pointer=dptr, owner=owner,
                               free=_unregister_host)
 
+    # -- peer access ----------------------------------------------------------------
+    def can_access_peer(self, peer_device):
+        """Whether this context's device can reach the memory of ``peer_device`` (a device
+        id or ``Device``) directly, over NVLink or PCIe (``cuDeviceCanAccessPeer``)."""
+        drv = cudriver.driver()
+        peer = peer_device if hasattr(peer_device, "handle") else drv.CUdevice(int(peer_device))
+        peer = getattr(peer, "handle", peer)
+        if int(peer) == self.device.id:
+            return True
+        return bool(cudriver.call(drv.cuDeviceCanAccessPeer, self.device.handle, peer))
+
+    def enable_peer_access(self, peer_context, flags=0):
+        """Let kernels and copies in this context reach ``peer_context``'s memory directly
+        (``cuCtxEnablePeerAccess``).  Enabling it again, or for this context, does nothing."""
+        if peer_context is self or peer_context in self.peers:
+            return
+        drv = cudriver.driver()
+        with self.active():
+            (res,) = drv.cuCtxEnablePeerAccess(peer_context.handle, flags)
+        if res and res != drv.CUresult.CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED:
+            cudriver.check(res, f"enabling peer access from device {self.device.id} to "
+                                f"device {peer_context.device.id}")
+        self.peers.add(peer_context)
+
+    def reach(self, peer_context, what):
+        """Make ``peer_context``'s memory usable from this context for ``what`` (a kernel
+        argument ...): enable peer access, or raise ValueError naming both devices."""
+        if peer_context is self or peer_context in self.peers:
+            return
+        if peer_context.closed:
+            raise ValueError(f"{what} lives on device {peer_context.device.id}, whose context "
+                             f"was closed (cuda.close()); its memory is gone")
+        if not self.can_access_peer(peer_context.device):
+            raise ValueError(
+                f"{what} lives on device {peer_context.device.id}, but this runs on device "
+                f"{self.device.id}, and the two devices cannot access each other's memory "
+                f"(no peer access between them); copy the array to device {self.device.id} "
+                f"first (cuda.to_device(arr.copy_to_host()) or copy_to_device), or run it "
+                f"inside `with cuda.gpus[{peer_context.device.id}]:`")
+        self.enable_peer_access(peer_context)
+
     # -- streams and events ---------------------------------------------------------
     def create_stream(self, non_blocking=False):
         from numba_cuda.runtime.streams import Stream
@@ -183,6 +226,7 @@ class Context:
         finally:
             self.closed = True
             self.kernels.clear()
+            self.peers.clear()
             drv = cudriver.driver()
             if self.primary:
                 drv.cuDevicePrimaryCtxRelease(self.device.handle)

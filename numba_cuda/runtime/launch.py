@@ -325,6 +325,12 @@ class LoadedKernel:
 
         grid, block, shared = self._config(griddim, blockdim, sharedmem)
         stream_obj = as_stream(stream)
+        if stream_obj.context is not self.context:
+            raise ValueError(
+                f"kernel {self.name} launches on device {self.context.device.id}, but its stream "
+                f"{stream_obj!r} belongs to device {stream_obj.context.device.id}; use a stream "
+                f"of device {self.context.device.id}, or launch inside "
+                f"`with cuda.gpus[{stream_obj.context.device.id}]:`")
         state = LaunchState(stream_obj, self.context)
         params = self.packer.pack(args, state)
         drv = cudriver.driver()

@@ -151,6 +151,11 @@ class Event:
 
     def record(self, stream=0):
         drv = cudriver.driver()
+        if isinstance(stream, Stream) and stream.context is not self.context:
+            raise ValueError(
+                f"an event of device {self.context.device.id} cannot be recorded on {stream!r} "
+                f"of device {stream.context.device.id}: create the event on the stream's device "
+                f"(inside `with cuda.gpus[{stream.context.device.id}]:`)")
         with self.context.active():
             cudriver.call(drv.cuEventRecord, self.handle, stream_handle(stream))
 

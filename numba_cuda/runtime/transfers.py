@@ -50,6 +50,30 @@ def memcpy_dtod(dst_ptr, src_ptr, nbytes, stream=0):
         _memcpy("DtoD", ptr(dst_ptr), ptr(src_ptr), nbytes, stream)
 
 
+def _context_of(dev):
+    return getattr(getattr(dev, "gpu_data", None), "context", None)
+
+
+def copy_device_to_device(dst, src, stream=0):
+    """Copy the bytes of device array ``src`` into ``dst`` (same layout).  Between arrays of
+    two devices this is a peer copy (``cuMemcpyPeer``: direct over NVLink/PCIe where the
+    devices can access each other, staged by the driver otherwise)."""
+    nbytes = dst.nbytes
+    dst_ctx, src_ctx = _context_of(dst), _context_of(src)
+    if dst_ctx is None or src_ctx is None or dst_ctx is src_ctx:
+        memcpy_dtod(dst.device_pointer_value, src.device_pointer_value, nbytes, stream)
+        return
+    if not nbytes:
+        return
+    drv = cudriver.driver()
+    args = (drv.CUdeviceptr(dst.device_pointer_value), dst_ctx.handle,
+            drv.CUdeviceptr(src.device_pointer_value), src_ctx.handle, nbytes)
+    if _is_default(stream):
+        cudriver.check(drv.cuMemcpyPeer(*args)[0], "cuMemcpyPeer")
+    else:
+        cudriver.check(drv.cuMemcpyPeerAsync(*args, _handle(stream))[0], "cuMemcpyPeerAsync")
+
+
 def _host_ptr(arr):
     return arr.__array_interface__["data"][0]
 
@@ -120,7 +144,7 @@ def to_device_array(dev, ary, stream=0):
             raise ValueError(f"copy_to_device: source {src.shape} {src.dtype} does not match "
                              f"destination {dev.shape} {dev.dtype}")
         if src.strides == dev.strides and (dev.is_c_contiguous() or dev.is_f_contiguous()):
-            memcpy_dtod(dev.device_pointer_value, src.device_pointer_value, dev.nbytes, stream)
+            copy_device_to_device(dev, src, stream)
             return
         assign(dev, device_to_host(src, None, stream), stream)
         return
@@ -140,7 +164,7 @@ def assign(dev, value, stream=0):
     if src is not None:
         if src.shape == dev.shape and src.dtype == dev.dtype and src.strides == dev.strides \
                 and (dev.is_c_contiguous() or dev.is_f_contiguous()):
-            memcpy_dtod(dev.device_pointer_value, src.device_pointer_value, dev.nbytes, stream)
+            copy_device_to_device(dev, src, stream)
             return
         value = device_to_host(src, None, stream)
     host = np.broadcast_to(np.asarray(value, dtype=dev.dtype), dev.shape)

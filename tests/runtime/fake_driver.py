@@ -27,7 +27,7 @@ What it models:
 
 What it does NOT model: kernels never execute (device memory only changes through copies
 and memsets), no timing beyond a counter, no asynchrony beyond page-locked copies (kernels
-"run" when launched, streams are not independent: any synchronisation completes all work), no peer access/IPC/graphs, no JIT
+"run" when launched, streams are not independent: any synchronisation completes all work), no IPC/graphs (peer access: enabling it is recorded, peer copies move bytes), no JIT
 diagnostics or register/occupancy computation (fixed plausible numbers).
 """
 
@@ -485,6 +485,50 @@ class FakeDriver:
         return self._copy("cuMemcpyDtoDAsync", (dst, src, n, stream),
                           lambda: self._resolve(dst, n), lambda: self._resolve(src, n), n,
                           stream)
+
+    def _context_of_memory(self, address):
+        address = int(address)
+        i = bisect.bisect_right(self._bases, address) - 1
+        if i < 0:
+            raise DriverCallError(R.CUDA_ERROR_INVALID_VALUE)
+        return self._mem[self._bases[i]][2]
+
+    def _peer_copy(self, name, args, dst, dst_ctx, src, src_ctx, n, stream=None):
+        def check():
+            for address, ctx in ((dst, dst_ctx), (src, src_ctx)):
+                if self._context_of_memory(address) != int(ctx):
+                    raise DriverCallError(R.CUDA_ERROR_INVALID_VALUE)
+            return self._resolve(dst, n)
+        return self._copy(name, args, check, lambda: self._resolve(src, n), n, stream)
+
+    def cuMemcpyPeer(self, dst, dst_ctx, src, src_ctx, n):
+        return self._peer_copy("cuMemcpyPeer", (dst, dst_ctx, src, src_ctx, n), dst, dst_ctx,
+                               src, src_ctx, n)
+
+    def cuMemcpyPeerAsync(self, dst, dst_ctx, src, src_ctx, n, stream):
+        return self._peer_copy("cuMemcpyPeerAsync", (dst, dst_ctx, src, src_ctx, n, stream),
+                               dst, dst_ctx, src, src_ctx, n, stream)
+
+    # -- peer access ------------------------------------------------------------------
+    #: whether two different fake devices can access each other's memory
+    peer_capable = True
+
+    def cuDeviceCanAccessPeer(self, dev, peer):
+        def body():
+            a, b = self._device(dev), self._device(peer)
+            return int(a != b and self.peer_capable)
+        return self._call("cuDeviceCanAccessPeer", (dev, peer), body)
+
+    def cuCtxEnablePeerAccess(self, peer_ctx, flags):
+        def body():
+            current = self._current()
+            peers = self.__dict__.setdefault("peers", set())
+            if not self.peer_capable or int(peer_ctx) == current:
+                raise DriverCallError(R.CUDA_ERROR_PEER_ACCESS_UNSUPPORTED)
+            if (current, int(peer_ctx)) in peers:
+                raise DriverCallError(R.CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED)
+            peers.add((current, int(peer_ctx)))
+        return self._call("cuCtxEnablePeerAccess", (peer_ctx, flags), body)
 
     def cuMemsetD32(self, dst, value, count):
         def body():
