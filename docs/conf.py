@@ -18,6 +18,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE / "_ext"))
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "examples"))  # examples the pages run (user/multi-gpu)
 
 _version = re.search(r'__version__\s*=\s*"([^"]+)"', (ROOT / "numba_cuda" / "_version.py").read_text()).group(1)
 

@@ -52,7 +52,7 @@ def test_html_builds_without_warnings(html_build):
     for page in ("index", "toolkit", "migration", "api", "cuda-array-interface", "changelog", "maintainers",
                  "install/conda", "install/pip", "install/hpc-modules", "install/lockfiles", "install/source",
                  "user/kernels", "user/memory", "user/streams", "user/simulator", "user/caching",
-                 "user/linking"):
+                 "user/linking", "user/multi-gpu"):
         assert (outdir / f"{page}.html").is_file(), page
 
 
@@ -145,3 +145,14 @@ def test_install_pages_match_the_packaging_files():
         for req in extras[extra]:
             name = re.match(r"[A-Za-z0-9_.-]+", req).group(0)
             assert f"``{name}``" in pip_page, name
+
+
+def test_multi_gpu_page_names_the_example_and_its_api():
+    text = _rst("user/multi-gpu.rst")
+    example = (ROOT / "examples" / "dask_chunked_kernel.py").read_text()
+    for name in ("gpu_cluster", "chunked_sum", "cupy_map_blocks"):
+        assert f"def {name}(" in example and name in text, name
+    for api in ("cuda.select_device", "cuda.gpus.current", "can_access_peer",
+                "enable_peer_access", "cuMemcpyPeer", "NUMBA_CUDA_MEMORY_MANAGER",
+                "__cuda_array_interface__", "CUDA_VISIBLE_DEVICES"):
+        assert api in text, api
