@@ -12,7 +12,9 @@ A dispatcher (kernel or device function) pickles
   same pickle loaded twice (one Dask task after another) gives the same object back, so its
   compiled kernels are reused.
 
-This module is neither compiler nor runtime: the simulator uses it too.
+CUDA ufuncs and gufuncs (``vectorize``/``guvectorize`` with ``target="cuda"``) pickle the same
+way, with their signatures.  This module is neither compiler nor runtime: the simulator uses
+it too.
 """
 
 import importlib
@@ -63,9 +65,10 @@ def dispatcher_uuid(obj):
     return ident
 
 
-def reduce_dispatcher(obj, states):
-    """``__reduce__`` of a dispatcher whose class has ``_rebuild(uuid=..., **states)``."""
-    name = importable_name(obj, obj.py_func)
+def reduce_dispatcher(obj, states, func=None):
+    """``__reduce__`` of a dispatcher whose class has ``_rebuild(uuid=..., **states)``;
+    ``func`` is the Python function it wraps (default ``obj.py_func``)."""
+    name = importable_name(obj, obj.py_func if func is None else func)
     if name is not None:
         return by_reference, name
     states = dict(states, uuid=dispatcher_uuid(obj))

@@ -27,6 +27,7 @@ import numpy as np
 from numba.core import sigutils, types
 from numba.np.ufunc.sigparse import parse_signature
 
+from .. import pickling
 from . import kernelsource
 from .backend import broadcast_view, current_backend
 from .loops import Loop, Scalar, UfuncTypeError, is_scalar, select_loop
@@ -147,6 +148,22 @@ class CUDAGUFunc:
 
     def __repr__(self):
         return f"<CUDA gufunc {self.__name__} {self.signature!r} {self.types}>"
+
+    # ---- pickling (numba_cuda.pickling): by reference when importable, else by value ----
+    def __reduce__(self):
+        sigs = [types.void(*(loop.argtypes + loop.outtypes)) for loop in self.loops]
+        return pickling.reduce_dispatcher(self, {
+            "pyfunc": self.pyfunc, "layout": self.signature, "sigs": sigs}, func=self.pyfunc)
+
+    @classmethod
+    def _rebuild(cls, uuid, pyfunc, layout, sigs):
+        def make():
+            builder = CUDAGUFuncVectorize(pyfunc, layout)
+            for sig in sigs:
+                builder.add(sig)
+            return builder.build_ufunc()
+
+        return pickling.rebuild_once(uuid, make)
 
     def kernel(self, loop, outer_ndim):
         """The (lazily compiled) kernel dispatcher for ``loop`` with ``outer_ndim`` (>= 1) loop
