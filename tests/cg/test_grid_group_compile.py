@@ -216,6 +216,7 @@ def _fake_loaded_kernel(monkeypatch, cooperative, per_sm=3, sms=4):
     loaded._configs = {}
     stream = object.__new__(streams.Stream)
     stream.__dict__["handle"] = "STREAM"
+    stream.__dict__["context"] = loaded.context  # a stream of the kernel's own device
     return loaded, fake, stream
 
 

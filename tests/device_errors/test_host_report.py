@@ -135,7 +135,8 @@ def _fake_loaded(monkeypatch, record):
     loaded.name = "k"
     loaded.cooperative = False
     loaded.function = "FUNCTION"
-    loaded.context = SimpleNamespace(device=SimpleNamespace(MULTIPROCESSOR_COUNT=1))
+    loaded.context = SimpleNamespace(device=SimpleNamespace(MULTIPROCESSOR_COUNT=1),
+                                     active=contextlib.nullcontext)
     loaded.attributes = {"max_threads": 1024, "shared": 0}
     loaded.dynamic_shared_limit = launch.DEFAULT_DYNAMIC_SHARED_LIMIT
     loaded.packer = SimpleNamespace(pack=lambda args, state: 0)
@@ -144,7 +145,7 @@ def _fake_loaded(monkeypatch, record):
         loaded.error_record = record
         loaded.exceptions = TABLE
     stream = object.__new__(streams.Stream)
-    stream.__dict__.update(handle="STREAM", context=SimpleNamespace(active=contextlib.nullcontext))
+    stream.__dict__.update(handle="STREAM", context=loaded.context)  # the kernel's device
     return loaded, fake, stream
 
 
