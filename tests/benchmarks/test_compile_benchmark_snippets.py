@@ -35,3 +35,21 @@ def test_breakdown_snippet_sees_our_passes_and_nvvm():
     assert phases["lowering"] > 0
     assert phases["nvvm"] > 0
     assert phases["front_end"] + phases["lowering"] + phases["nvvm"] <= phases["total"]
+
+
+def test_own_importtime_counts_only_this_package():
+    bench = load_benchmark()
+    seconds = bench.own_importtime(sys.executable)
+    assert 0 < seconds < 1.0
+
+
+def test_launch_benchmark_runs_on_the_fake_driver(tmp_path):
+    import subprocess
+
+    out = tmp_path / "launch.json"
+    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "launch.py"), "--no-gpu",
+                           "--json", str(out)], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    result = json.loads(out.read_text())
+    assert set(result["times_us"]) == {"0", "1", "4", "16"}
+    assert result["empty_us"] > 0
