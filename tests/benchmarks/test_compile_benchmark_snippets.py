@@ -53,3 +53,15 @@ def test_launch_benchmark_runs_on_the_fake_driver(tmp_path):
     result = json.loads(out.read_text())
     assert set(result["times_us"]) == {"0", "1", "4", "16"}
     assert result["empty_us"] > 0
+
+
+def test_warm_cache_process_runs_neither_front_end_nor_libnvvm(tmp_path):
+    spec = importlib.util.spec_from_file_location("cache_benchmark", ROOT / "benchmarks" / "cache.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    cold = bench.run_once(sys.executable, tmp_path)
+    warm = bench.run_once(sys.executable, tmp_path)
+    assert cold["ready"] >= 40
+    assert cold["front_end"] >= cold["ready"] and cold["nvvm"] >= cold["ready"]
+    assert warm["ready"] == cold["ready"]
+    assert warm["front_end"] == 0 and warm["nvvm"] == 0
