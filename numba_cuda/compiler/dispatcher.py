@@ -103,6 +103,58 @@ class ForAll:
         return self.dispatcher[blocks, tpb, self.stream, self.sharedmem](*args)
 
 
+def _scalar_types():
+    import numpy as np
+    from numba.np.numpy_support import from_dtype
+
+    table = {float: types.float64, bool: types.boolean, complex: types.complex128,
+             np.bool_: types.boolean}
+    for code in "bBhHiIlLqQefdFD":
+        cls = np.dtype(code).type
+        table[cls] = from_dtype(np.dtype(code))
+    return table
+
+
+_SCALAR_TYPES = None
+_INT64 = types.int64
+_DEVICE_ARRAY = None
+
+
+def _current_context():
+    """The runtime's current context (its module bound on first use: no import per launch)."""
+    global _current_context
+    from ..runtime.devices import current_context
+
+    _current_context = current_context
+    return current_context()
+
+
+def _fast_type_key(args):
+    """The ids of the arguments' Numba types when each is known without ``typeof`` (device
+    arrays of this package, Python and NumPy numbers), else None.  Numba interns types, so
+    equal types are one object while it is alive."""
+    global _SCALAR_TYPES, _DEVICE_ARRAY
+    if _SCALAR_TYPES is None:
+        from ..runtime.devicearray import DeviceNDArray
+
+        _SCALAR_TYPES, _DEVICE_ARRAY = _scalar_types(), DeviceNDArray
+    key = []
+    for value in args:
+        cls = type(value)
+        if cls is _DEVICE_ARRAY:
+            ty = value._numba_type or value._numba_type_
+        elif cls is int:
+            if not -(1 << 63) <= value < (1 << 63):
+                return None
+            ty = _INT64
+        else:
+            ty = _SCALAR_TYPES.get(cls)
+            if ty is None:
+                return None
+        key.append(id(ty))
+    return tuple(key)
+
+
 class _KernelCallTemplate(AbstractTemplate):
     def generic(self, args, kws):
         raise TypingError(
@@ -133,6 +185,8 @@ class CUDADispatcher(Dispatcher):
         from ..caching.dispatcher_cache import dispatcher_cache  # cache=True (numba_cuda.caching)
 
         self._kernel_cache = dispatcher_cache(self, cache)
+        #: context -> {ids of the argument types: (loaded kernel, argument types)}
+        self._launch_plans = {}
         self._specialized = False
         if sigs:
             for sig in sigs:
@@ -267,18 +321,30 @@ class CUDADispatcher(Dispatcher):
         )
 
     def launch(self, args, griddim, blockdim, stream=0, sharedmem=0):
+        # Fast path: arguments whose Numba types are known without typeof (device arrays,
+        # Python and NumPy scalars) find the kernel already loaded in the current context.
+        context = _current_context()
+        key = _fast_type_key(args)
+        if key is not None:
+            plans = self._launch_plans.get(context)
+            if plans is not None:
+                plan = plans.get(key)
+                if plan is not None:
+                    return plan[0].launch(griddim, blockdim, stream, sharedmem, args)
         prepared, argtypes = [], []
         for value in args:
             value, ty = self.typeof_argument(value)
             prepared.append(value)
             argtypes.append(ty)
         kernel = self.kernel_for(argtypes)
-        from ..runtime import api as runtime_api
-        from ..runtime.launch import launch_kernel
+        from ..runtime.launch import load_kernel
 
-        cc = tuple(runtime_api.get_current_device().compute_capability)
-        image = kernel.image(cc)
-        return launch_kernel(image, griddim, blockdim, stream, sharedmem, tuple(prepared))
+        image = kernel.image(tuple(context.device.compute_capability))
+        loaded = load_kernel(image, context)
+        if key is not None:
+            # the types stay referenced by the plan, so their ids in the key stay theirs
+            self._launch_plans.setdefault(context, {})[key] = (loaded, tuple(argtypes))
+        return loaded.launch(griddim, blockdim, stream, sharedmem, tuple(prepared))
 
     def specialize(self, *args):
         """A dispatcher compiled only for the types of ``args`` (no further compilation)."""

@@ -211,7 +211,21 @@ def _array_plan(ty, where):
     ndim = ty.ndim
     codes = [_POINTER, _POINTER, "q", "q", _POINTER] + ["q"] * (2 * ndim)
 
+    from numba_cuda.runtime.devicearray import DeviceNDArray
+
+    nparams = 5 + 2 * ndim
+
     def array_param(v, out, st):
+        # this package's device arrays (the common case) without the general path's look-ups
+        if type(v) is DeviceNDArray:
+            params = v._params or v.kernel_params
+            if len(params) == nparams:
+                if st is not None and v.gpu_data.context is not st.context:
+                    owner = getattr(v.gpu_data, "context", None)
+                    if owner is not None:
+                        st.context.reach(owner, f"{where} (a device array)")
+                out.extend(params)
+                return
         out.extend(array_params(v, ndim, st, where))
     return codes, array_param
 

@@ -16,6 +16,8 @@ import numbers
 
 from numba_cuda.errors import LaunchConfigError, LinkerError
 from numba_cuda.runtime import cudriver
+from numba_cuda.runtime.argpack import LaunchState
+from numba_cuda.runtime.streams import PER_THREAD_DEFAULT, as_stream, per_thread_default_is_default
 
 #: Dynamic shared memory a kernel may use without opting in (cuFuncSetAttribute).
 DEFAULT_DYNAMIC_SHARED_LIMIT = 48 * 1024
@@ -320,11 +322,12 @@ class LoadedKernel:
                 f"kernel.max_cooperative_grid_blocks(blockdim)")
 
     def launch(self, griddim, blockdim, stream, sharedmem, args):
-        from numba_cuda.runtime.argpack import LaunchState
-        from numba_cuda.runtime.streams import as_stream
-
         grid, block, shared = self._config(griddim, blockdim, sharedmem)
-        stream_obj = as_stream(stream)
+        if stream is None or (stream.__class__ is int and stream == 0):  # the usual case
+            stream_obj = self.context.special_stream(
+                PER_THREAD_DEFAULT if per_thread_default_is_default() else 0)
+        else:
+            stream_obj = as_stream(stream)
         if stream_obj.context is not self.context:
             raise ValueError(
                 f"kernel {self.name} launches on device {self.context.device.id}, but its stream "

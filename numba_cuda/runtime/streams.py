@@ -12,10 +12,17 @@ LEGACY_DEFAULT = 1
 PER_THREAD_DEFAULT = 2
 
 
+_PTDS = []  # what NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM says, read once (as Numba reads it)
+
+
 def per_thread_default_is_default():
-    """NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM=1 makes ``default_stream()`` the per-thread one."""
-    value = os.environ.get("NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM", "0").strip().lower()
-    return value not in ("", "0", "false", "no", "off")
+    """NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM=1 makes ``default_stream()`` the per-thread one.
+
+    Read once per process, when a default stream is first needed (every launch asks)."""
+    if not _PTDS:
+        raw = os.environ.get("NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM", "0")
+        _PTDS.append(raw.strip().lower() not in ("", "0", "false", "no", "off"))
+    return _PTDS[0]
 
 
 def _destroy_stream(handle):
