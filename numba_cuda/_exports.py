@@ -9,8 +9,10 @@ With ``NUMBA_ENABLE_CUDASIM=1`` every name is looked up in
 ``numba_cuda.simulator.api`` instead, which must provide the same public API.
 """
 
-# ---- compiler: decorators and compile entry points --------------------------
-_COMPILER = "numba_cuda.compiler.api"
+# ---- dispatch layer: decorators and compile entry points --------------------
+# (``numba_cuda.dispatch.api`` registers the target with Numba, then hands out the compiler's
+# ``compile``/``compile_ptx``/``declare_device`` and its own ``jit``.)
+_COMPILER = "numba_cuda.dispatch.api"
 COMPILER = {
     name: _COMPILER
     for name in (

@@ -60,8 +60,8 @@ TARGET = "cuda"
 
 def _ensure_target():
     # The target must be registered (dispatcher and jit registries filled) before a
-    # target="cuda" overload is used; importing the compiler's target module does it.
-    from .compiler.target import ensure_registered
+    # target="cuda" overload is used; the dispatch layer does it.
+    from .dispatch.registration import ensure_registered
 
     ensure_registered()
 

@@ -2,7 +2,8 @@
 
 Modules, each named for what it holds:
 
-* ``target``          -- registration in Numba's target registry, target options, the target descriptor
+* ``target``          -- target options and the target descriptor (``cuda_target``)
+* ``numba_registry``  -- what the compiler reads from Numba's registries (filled by the dispatch layer)
 * ``typing_context``  -- the CUDA typing context (installs the kernel-language typing registries)
 * ``target_context``  -- the CUDA target context, call convention, kernel wrapper
 * ``kernel_wrapper``  -- kernel wrappers reused as text templates (one per signature kind)
@@ -11,12 +12,14 @@ Modules, each named for what it holds:
 * ``nvvm``            -- libNVVM through ``cuda.bindings.nvvm``; libdevice; NvvmError
 * ``capability``      -- compute capabilities: supported set, default, validation
 * ``libdevice``       -- hook for the kernel language: emit calls to ``__nv_*`` libdevice functions
-* ``intrinsics``      -- hook for the kernel language: NVVM intrinsics, special registers, address spaces
 * ``pipeline``        -- compiler pipeline, ``compile_cuda``, ``CUDACompileResult``
 * ``kernel``          -- ``CompiledKernel`` (one per signature) and ``KernelImage`` (one per cc)
-* ``dispatcher``      -- ``CUDADispatcher`` (``kernel[grid, block](...)``) and device dispatchers
-* ``api``             -- ``jit``, ``compile``, ``compile_ptx``, ``declare_device`` ...
+* ``api``             -- ``compile``, ``compile_ptx``, ``compile_to_library``, ``declare_device``
 
-Nothing here is imported by ``import numba.cuda``; the target is registered with Numba when
-``numba_cuda.compiler.target`` is first imported (which ``api`` does).
+A pure stage: a Python function, a signature and options in; a ``CompiledKernel`` /
+``KernelImage`` (PTX or LTO-IR, entry name, argument types, link files, cooperative flag,
+debug/lineinfo, max registers, cc) out.  It imports ``toolkit``, ``lang``, ``linking`` and Numba,
+never ``runtime``, ``caching`` or ``dispatch`` (``cuda.jit``, ``CUDADispatcher``, launching and
+registration with Numba are in ``numba_cuda.dispatch``); ``lint-imports`` checks this.
+Nothing here is imported by ``import numba.cuda``.
 """

@@ -1,81 +1,17 @@
-"""Public compiler API: ``cuda.jit``, ``compile``, ``compile_ptx``, ``declare_device`` ...
+"""The compiler's entry points: ``compile``, ``compile_ptx``, ``compile_to_library``,
+``declare_device``.  (``cuda.jit`` and ``*_for_current_device`` are in ``numba_cuda.dispatch.api``,
+which re-exports these as the public ``cuda.compile`` ...)
 
 Default compute capability (``cc=None``): for ``compile``/``compile_ptx`` the lowest the installed
 libNVVM accepts (CUDA 12: 5.0, CUDA 13: 7.5), so that PTX is made the same way with or without a
-GPU; ``*_for_current_device`` use the current device's.
+GPU.
 """
 
 from numba.core import sigutils, types
 
 from . import capability, nvvm
-from .dispatcher import CUDADispatcher
 from .pipeline import CompileOptions, compile_cuda
-from .target import cuda_target, ensure_registered
-
-_JIT_OPTIONS = ("device", "inline", "link", "debug", "opt", "lineinfo", "fastmath", "max_registers",
-                "cache", "boundscheck", "lto")
-# Options Numba's @overload machinery passes to a target's jit; meaningless for CUDA.
-_IGNORED_OPTIONS = ("nopython", "no_cpython_wrapper", "no_cfunc_wrapper", "forceobj",
-                    "nogil", "parallel", "error_model")
-
-
-def _is_signature(obj):
-    from numba.core.typing.templates import Signature
-
-    return isinstance(obj, (str, types.Type, tuple, Signature)) and not callable(obj)
-
-
-def jit(func_or_sig=None, *, device=False, inline="never", link=(), debug=None, opt=None,
-        lineinfo=False, cache=False, fastmath=False, max_registers=None, boundscheck=None,
-        lto=False, **kws):
-    """Compile a Python function for the GPU, lazily (per argument types at launch) or eagerly
-    for one or several signatures.
-
-    ``@cuda.jit``, ``@cuda.jit(device=True)``, ``@cuda.jit("void(float32[:])")``,
-    ``@cuda.jit(["void(int32[:])", "void(float64[:])"])``.
-
-    ``debug=True`` (``opt=False`` by default then) or ``boundscheck=True``: array indexing is
-    bounds-checked (``boundscheck``; ``NUMBA_BOUNDSCHECK`` overrides) and the first exception
-    raised in a launch (``IndexError``, ``AssertionError`` ...) is raised on the host after the
-    kernel completes, naming the thread and block.  ``lto=True``: the kernel is compiled to
-    LTO-IR and linked with its ``link=`` files by nvJitLink with link-time optimisation when
-    it is loaded.
-    """
-    unknown = set(kws) - set(_IGNORED_OPTIONS)
-    if unknown:
-        raise TypeError(f"unknown @cuda.jit options: {', '.join(sorted(unknown))}; "
-                        f"known: {', '.join(_JIT_OPTIONS)}")
-    if isinstance(link, str):
-        link = [link]
-    options = {"device": device, "inline": inline, "link": list(link), "debug": debug, "opt": opt,
-               "lineinfo": lineinfo, "fastmath": fastmath, "max_registers": max_registers,
-               "cache": cache, "boundscheck": boundscheck, "lto": lto}
-
-    def decorate(func, sigs=None):
-        if isinstance(func, CUDADispatcher):
-            func = func.py_func
-        elif hasattr(func, "py_func") and hasattr(func, "targetoptions"):  # a CPU dispatcher
-            func = func.py_func
-        if not callable(func):
-            raise TypeError(f"@cuda.jit decorates a function, got {func!r}")
-        return CUDADispatcher(func, sigs=sigs, targetoptions=options)
-
-    if func_or_sig is None:
-        return decorate
-    if isinstance(func_or_sig, list):
-        sigs = list(func_or_sig)
-        return lambda func: decorate(func, sigs)
-    if _is_signature(func_or_sig):
-        return lambda func: decorate(func, [func_or_sig])
-    return decorate(func_or_sig)
-
-
-def overload_jit(*args, **kws):
-    """The ``jit`` in Numba's ``jit_registry`` for the ``cuda`` target: what ``@overload(...,
-    target="cuda")`` uses to compile implementations, which are device functions."""
-    kws["device"] = True
-    return jit(*args, **kws)
-
+from .target import cuda_target
 
 def _resolve_cc(cc):
     return capability.check_cc(cc) if cc is not None else capability.default_cc(prefer_device=False)
@@ -124,9 +60,8 @@ def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False
 def compile_to_library(pyfunc, sig, options, device=True, abi="numba", abi_info=None):
     """Front end + lowering once: ``(CUDACodeLibrary, return_type)``, whose ``get_ptx(cc)`` /
     ``get_ltoir(cc)`` make code for any compute capability (each cached)."""
-    ensure_registered()
     args, return_type = sigutils.normalize_signature(sig)
-    if isinstance(pyfunc, CUDADispatcher):
+    if getattr(pyfunc, "targetdescr", None) is cuda_target:  # a CUDADispatcher
         pyfunc = pyfunc.py_func
     cres = compile_cuda(pyfunc, return_type, args, options)
     resty = cres.signature.return_type
@@ -159,42 +94,14 @@ def compile_ptx(pyfunc, sig, device=False, cc=None, fastmath=False, opt=True, li
                    cc=cc, opt=opt, abi=abi, abi_info=abi_info, output="ptx")
 
 
-def _current_device_cc():
-    cc = capability.current_device_cc()
-    if cc is None:
-        from ..errors import CudaSupportError
-
-        raise CudaSupportError(
-            "no CUDA device is available to take the compute capability from; pass cc=(major, minor) "
-            "to compile/compile_ptx instead"
-        )
-    return cc
-
-
-def compile_for_current_device(pyfunc, sig, debug=None, lineinfo=False, device=True,
-                               fastmath=False, opt=None, abi="c", abi_info=None, output="ptx"):
-    return compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath,
-                   cc=_current_device_cc(), opt=opt, abi=abi, abi_info=abi_info, output=output)
-
-
-def compile_ptx_for_current_device(pyfunc, sig, device=False, fastmath=False, opt=True,
-                                   lineinfo=False, abi="numba", abi_info=None, debug=None):
-    return compile_ptx(pyfunc, sig, device=device, cc=_current_device_cc(), fastmath=fastmath,
-                       opt=opt, lineinfo=lineinfo, abi=abi, abi_info=abi_info, debug=debug)
-
-
 def declare_device(name, sig, link=None):
     """Declare an external device function ``name`` (Numba ABI: ``int name(ret*, args...)``)
     with signature ``sig``, optionally with files to link; returns an object callable in kernels."""
     from .external import ExternalDeviceFunction
 
-    ensure_registered()
     args, return_type = sigutils.normalize_signature(sig)
     if return_type is None:
         raise TypeError(f"declare_device({name!r}, ...) needs a return type in the signature")
     if isinstance(link, str):
         link = [link]
     return ExternalDeviceFunction(name, return_type, tuple(args), list(link or ()))
-
-
-ensure_registered()

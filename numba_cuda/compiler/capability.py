@@ -2,7 +2,9 @@
 
 The default when no compute capability is given and no GPU is present is the **lowest one the
 installed libNVVM accepts**: 5.0 with CUDA 12's libNVVM, 7.5 with CUDA 13's.  With a GPU, the
-current device's compute capability is used (``default_cc(prefer_device=True)``).
+current device's compute capability is used (``default_cc(prefer_device=True)``), as reported by
+the query the dispatch layer installs (``set_device_cc_query``); this module never asks the
+runtime.
 """
 
 from ..errors import NvvmError
@@ -111,14 +113,23 @@ def check_cc(cc):
     return cc
 
 
-def current_device_cc():
-    """The current device's compute capability, or None when there is no usable GPU."""
-    try:
-        from ..runtime import api as runtime_api
+#: Set by the dispatch layer (``numba_cuda.dispatch.device_cc``): a callable returning the
+#: current device's compute capability or None.  The compiler never asks the runtime itself.
+_device_cc_query = None
 
-        return tuple(runtime_api.get_current_device().compute_capability)
-    except Exception:  # noqa: BLE001 - any failure means "no device to ask"
-        return None
+
+def set_device_cc_query(query):
+    """Install ``query()`` -> the current device's compute capability (or None): what
+    ``default_cc(prefer_device=True)`` prefers.  ``None`` removes it."""
+    global _device_cc_query
+    _device_cc_query = query
+
+
+def current_device_cc():
+    """The current device's compute capability, or None when there is no usable GPU (or no
+    query was installed: the compiler alone knows no devices)."""
+    query = _device_cc_query
+    return query() if query is not None else None
 
 
 def default_cc(prefer_device=True):

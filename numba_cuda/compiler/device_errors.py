@@ -18,17 +18,12 @@ Device code follows Numba's minimal call convention: a function returns an ``i32
 """
 
 import itertools
-import struct
 import threading
 
 from llvmlite import ir
 from numba.core.lowering import Lower
 
-#: Words of the error record: status code, threadIdx.x/y/z, blockIdx.x/y/z.
-RECORD_WORDS = 7
-#: ``struct`` layout of the record as read back from the device (little-endian int32).
-RECORD_FORMAT = "<7i"
-RECORD_BYTES = struct.calcsize(RECORD_FORMAT)
+from ..error_record import RECORD_BYTES, RECORD_FORMAT, RECORD_WORDS  # noqa: F401 - the layout
 
 _SREGS = ("tid.x", "tid.y", "tid.z", "ctaid.x", "ctaid.y", "ctaid.z")
 _i32 = ir.IntType(32)
@@ -108,7 +103,7 @@ def emit_error_check(builder, status, record):
     """In a kernel wrapper, after the call returning ``status`` (Numba ``Status``): when it is an
     error, the first failing thread of the launch (``cmpxchg`` of the code word from 0) stores
     the code and its thread and block indices in ``record``."""
-    from .intrinsics import read_sreg
+    from ..lang.intrinsics import read_sreg
 
     with builder.if_then(status.is_error, likely=False):
         code_ptr = builder.gep(record, [_i32(0), _i32(0)], inbounds=True)

@@ -26,18 +26,6 @@ receives is a ``KernelImage``; its attributes are the launch interface:
 from numba.core import itanium_mangler, types
 
 
-def max_cooperative_grid_blocks(kernel, blockdim, dynsmemsize=0):
-    """The most blocks of ``blockdim`` threads (with ``dynsmemsize`` bytes of dynamic shared
-    memory) that a cooperative launch of ``kernel`` (a ``CompiledKernel`` or cached kernel) can
-    have on the current device: the driver's occupancy (blocks per multiprocessor) times the
-    multiprocessor count.  Needs a GPU: without a driver it raises ``CudaSupportError``."""
-    from ..runtime import api as runtime_api
-    from ..runtime.launch import load_kernel
-
-    cc = tuple(runtime_api.get_current_device().compute_capability)
-    return load_kernel(kernel.image(cc)).max_cooperative_grid_blocks(blockdim, dynsmemsize)
-
-
 class KernelImage:
     """A kernel specialised for one signature and one compute capability (see module docstring)."""
 
@@ -154,10 +142,6 @@ class CompiledKernel:
 
             return self.library.get_ptx(capability.check_cc(cc) if cc is not None else None)
         return self.image(cc).ptx
-
-    def max_cooperative_grid_blocks(self, blockdim, dynsmemsize=0):
-        """See ``max_cooperative_grid_blocks`` in this module (needs a GPU)."""
-        return max_cooperative_grid_blocks(self, blockdim, dynsmemsize)
 
     def get_ltoir(self, cc=None):
         return self.library.get_ltoir(cc)

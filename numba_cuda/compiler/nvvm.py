@@ -11,6 +11,14 @@ import threading
 
 from ..errors import NvvmError, ToolkitError
 
+#: What libNVVM needs in every module: the 64-bit NVVM data layout (an empty one is rejected)
+#: and the ``nvptx64-nvidia-cuda`` triple (``nvvmir`` builds modules with them).
+DATA_LAYOUT = (
+    "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128"
+    "-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
+)
+TRIPLE = "nvptx64-nvidia-cuda"
+
 _lock = threading.RLock()
 
 
@@ -176,12 +184,19 @@ def accepts_arch(arch):
     return _accepts_arch(arch)
 
 
+def _empty_module_text():
+    """An empty NVVM IR module (triple, data layout, ``!nvvmir.version``): what ``nvvmir``
+    makes of ``new_module("empty")`` with ``add_ir_version``."""
+    version = ", ".join(f"i32 {v}" for v in ir_version())
+    return (f'; ModuleID = "empty"\ntarget triple = "{TRIPLE}"\n'
+            f'target datalayout = "{DATA_LAYOUT}"\n\n'
+            f"!nvvmir.version = !{{ !0 }}\n!0 = !{{ {version} }}\n")
+
+
 @functools.lru_cache(maxsize=None)
 def _accepts_arch(arch):
-    from .nvvmir import empty_module_text
-
     nvvm = bindings()
-    data = empty_module_text().encode("utf-8")
+    data = _empty_module_text().encode("utf-8")
     with _lock:
         prog = nvvm.create_program()
         try:

@@ -13,11 +13,8 @@ import re
 
 from llvmlite import ir
 
-DATA_LAYOUT = (
-    "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128"
-    "-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
-)
-TRIPLE = "nvptx64-nvidia-cuda"
+from . import nvvm
+from .nvvm import DATA_LAYOUT, TRIPLE  # noqa: F401 - NVVM's layout and triple, used here
 
 
 def new_module(name):
@@ -30,8 +27,6 @@ def new_module(name):
 
 def add_ir_version(module):
     """Add ``!nvvmir.version`` (from libNVVM's own ``ir_version``) unless the module has it."""
-    from . import nvvm
-
     if "nvvmir.version" in module.namedmetadata:
         return
     i32 = ir.IntType(32)
@@ -44,8 +39,6 @@ def ir_version_text(module, text):
     module has it: the same as ``add_ir_version`` before printing, without building metadata
     through ``llvmlite.ir`` (``Module.add_metadata``).  The node's number follows the module's
     own numbered nodes (``llvmlite.ir`` numbers them ``!0``, ``!1`` ... in creation order)."""
-    from . import nvvm
-
     if "nvvmir.version" in module.namedmetadata:
         return text
     number = 0

@@ -19,7 +19,7 @@ from numba.core.untyped_passes import InlineClosureLikes
 from .containers import RejectAllocatingContainers
 from .device_errors import CUDALower
 from .pass_manager import CUDAPassManager, InlineClosureLikesWhenNeeded, NopythonRewritesWhenNeeded
-from .target import TARGET_NAME, CUDAFlags, CUDATargetOptions, cuda_target, ensure_registered
+from .target import TARGET_NAME, CUDAFlags, CUDATargetOptions, cuda_target, registered_jit
 
 
 @dataclasses.dataclass(frozen=True)
@@ -201,8 +201,12 @@ def make_flags(options):
 
 @global_compiler_lock
 def compile_cuda(pyfunc, return_type, args, options, locals=None):
-    """Compile ``pyfunc`` for argument types ``args`` to a CUDA ``CompileResult`` (NVVM IR)."""
-    ensure_registered()
+    """Compile ``pyfunc`` for argument types ``args`` to a CUDA ``CompileResult`` (NVVM IR).
+
+    The dispatch layer must have registered the target with Numba (``numba_cuda.dispatch``):
+    device functions the code calls (``@overload(target="cuda")``, ``@njit`` helpers) are
+    compiled through the ``jit`` it registered."""
+    registered_jit()  # a clear error now rather than an obscure one from inside Numba
     typingctx = cuda_target.typing_context
     targetctx = cuda_target.target_context
     flags = make_flags(options)

@@ -1,10 +1,10 @@
-"""The CUDA target: options, descriptor, and registration with Numba's target registry.
+"""The CUDA target: options and descriptor for Numba's existing ``"cuda"`` target class
+(``numba.core.target_extension.CUDA``).
 
-Importing this module registers, for Numba's existing ``"cuda"`` target class
-(``numba.core.target_extension.CUDA``), our dispatcher in ``dispatcher_registry`` and our ``jit``
-in ``jit_registry`` so that third-party ``@overload(..., target="cuda")`` and
-``@intrinsic(target="cuda")`` reach this compiler.  Only the compiler imports it (on first use of
-``cuda.jit``/``compile_ptx`` ...), never ``import numba.cuda``.
+The dispatch layer (``numba_cuda.dispatch.registration``) puts our dispatcher in Numba's
+``dispatcher_registry`` and our ``jit`` in ``jit_registry``, so that third-party
+``@overload(..., target="cuda")`` and ``@intrinsic(target="cuda")`` reach this compiler; the
+compiler only reads those registries (``registered_jit``) and never imports the dispatch layer.
 """
 
 import threading
@@ -12,15 +12,9 @@ import threading
 from numba.core.compiler import Flags
 from numba.core.descriptors import TargetDescriptor
 from numba.core.options import TargetOptions
-from numba.core.target_extension import (
-    CUDA,
-    dispatcher_registry,
-    jit_registry,
-    target_override,
-    target_registry,
-)
+from numba.core.target_extension import target_override
 
-TARGET_NAME = "cuda"
+from .numba_registry import TARGET_NAME, registered_dispatcher_class, registered_jit  # noqa: F401
 
 _mapping = TargetOptions.Mapping
 
@@ -69,7 +63,9 @@ class CUDATarget(TargetDescriptor):
                 from .typing_context import CUDATypingContext
 
                 typingctx = CUDATypingContext()
-                self._targetctx = CUDATargetContext(typingctx, TARGET_NAME)
+                targetctx = CUDATargetContext(typingctx, TARGET_NAME)
+                typingctx.cuda_target_context = targetctx  # refreshed with it (deferred families)
+                self._targetctx = targetctx
                 self._typingctx = typingctx
 
     @property
@@ -86,40 +82,6 @@ class CUDATarget(TargetDescriptor):
 
 
 cuda_target = CUDATarget(TARGET_NAME)
-
-
-class AlreadyRegisteredError(RuntimeError):
-    pass
-
-
-_registered = False
-
-
-def ensure_registered():
-    """Register our dispatcher and jit for Numba's ``cuda`` target class (idempotent)."""
-    global _registered
-    if not _registered:
-        _register()
-        _registered = True
-
-
-def _register():
-    target_cls = target_registry[TARGET_NAME]
-    assert target_cls is CUDA
-    from .api import overload_jit
-    from .dispatcher import CUDADispatcher
-
-    existing = dispatcher_registry.get(CUDA)
-    if existing is not None and existing is not CUDADispatcher:
-        raise AlreadyRegisteredError(
-            f"Numba's 'cuda' target already has the dispatcher {existing!r} (Numba's built-in CUDA "
-            "target was imported, e.g. with NUMBA_CUDA_REDIRECT=0); numba-cuda cannot register. "
-            "Do not import numba's built-in CUDA target in the same process."
-        )
-    if existing is None:
-        dispatcher_registry[CUDA] = CUDADispatcher
-    if jit_registry.get(CUDA) is None:
-        jit_registry[CUDA] = overload_jit
 
 
 def compile_in_target(fn, *args, **kwargs):

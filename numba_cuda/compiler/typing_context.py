@@ -25,7 +25,7 @@ COMPILER_FAMILIES = ("numba_cuda.lang.indexing", "numba_cuda.compiler.external",
 #: Numba resolving ``cuda.libdevice`` in a kernel, which happens before any of its functions is
 #: typed): the 347 libdevice functions cost ~10 ms to import and install, on the first compile
 #: of every process otherwise.  Family module -> the module whose import activates it.
-DEFERRED_FAMILIES = {"numba_cuda.lang.libdevice_calls": "numba_cuda.libdevice"}
+DEFERRED_FAMILIES = {"numba_cuda.lang.libdevice_calls": "numba_cuda.lang.libdevice_stubs"}
 _pending_triggers = set(DEFERRED_FAMILIES.values())
 
 
@@ -41,7 +41,7 @@ def family_modules():
     return _family_modules(listed)
 
 
-def _activate_deferred_families():
+def _activate_deferred_families(typingctx):
     """Refresh the CUDA contexts once a deferred family's trigger module has been imported."""
     import sys
 
@@ -49,12 +49,16 @@ def _activate_deferred_families():
     if not ready:
         return
     _pending_triggers.difference_update(ready)
+    targetctx = getattr(typingctx, "cuda_target_context", None)  # set by CUDATarget
+    if targetctx is None:
+        typingctx.refresh()
+        return
     from numba.core.target_extension import target_override
 
-    from .target import TARGET_NAME, cuda_target
+    from .numba_registry import TARGET_NAME
 
     with target_override(TARGET_NAME):
-        cuda_target.target_context.refresh()
+        targetctx.refresh()
 
 
 @functools.lru_cache(maxsize=4)
@@ -157,11 +161,9 @@ class CUDATypingContext(typing.BaseContext):
             self.install_registry(module.typing_registry)
 
     def resolve_value_type(self, val):
-        from .dispatcher import CUDADispatcher
-
         if _pending_triggers:
-            _activate_deferred_families()
-        if isinstance(val, Dispatcher) and not isinstance(val, CUDADispatcher):
+            _activate_deferred_families(self)
+        if isinstance(val, Dispatcher) and not _is_cuda_dispatcher(val):
             val = device_dispatcher_for(val)
         elif _is_plain_builtin_class(val):
             # ``bool`` (every branch condition), ``range``, ``int`` ...: Numba's typeof() has no
@@ -211,9 +213,18 @@ def _is_plain_builtin_class(val):
             and not issubclass(val, BaseException))
 
 
+def _is_cuda_dispatcher(val):
+    from .numba_registry import registered_dispatcher_class
+
+    cls = registered_dispatcher_class()
+    return cls is not None and isinstance(val, cls)
+
+
 def device_dispatcher_for(cpu_dispatcher):
-    """The CUDA device dispatcher standing for a CPU ``@njit`` dispatcher inside kernels."""
-    from .dispatcher import CUDADispatcher
+    """The CUDA device dispatcher standing for a CPU ``@njit`` dispatcher inside kernels: made
+    by the ``jit`` the dispatch layer registered for the ``cuda`` target (Numba's
+    ``jit_registry``), so the compiler never imports the dispatcher."""
+    from .numba_registry import registered_jit
 
     disp = getattr(cpu_dispatcher, _DEVICE_DISPATCHER_ATTR, None)
     if disp is not None:
@@ -228,7 +239,6 @@ def device_dispatcher_for(cpu_dispatcher):
     for key in ("fastmath", "inline"):
         if key in cpu_dispatcher.targetoptions:
             options[key] = cpu_dispatcher.targetoptions[key]
-    options["device"] = True
-    disp = CUDADispatcher(cpu_dispatcher.py_func, targetoptions=options)
+    disp = registered_jit()(cpu_dispatcher.py_func, **options)  # a device function
     setattr(cpu_dispatcher, _DEVICE_DISPATCHER_ATTR, disp)
     return disp

@@ -59,7 +59,7 @@ from numba.core.typing.templates import (
     AbstractTemplate, AttributeTemplate, Registry as TypingRegistry, bound_function, signature,
 )
 
-from ..compiler.intrinsics import call_intrinsic, read_sreg
+from .intrinsics import call_intrinsic, read_sreg
 from . import stubs
 
 typing_registry = TypingRegistry()

@@ -15,7 +15,7 @@ from numba.core.typing.typeof import typeof_impl
 
 import numba_cuda
 
-from ..compiler.intrinsics import read_sreg
+from .intrinsics import read_sreg
 from . import stubs
 
 typing_registry = templates.Registry()

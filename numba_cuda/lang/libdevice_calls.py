@@ -58,7 +58,7 @@ def _lower(name):
 
 
 def _install():
-    from .. import libdevice as public
+    from . import libdevice_stubs as public
 
     for name in public.__all__:
         stub = getattr(public, name)

@@ -3,7 +3,7 @@
 Every ``<base>x<n>`` for base int8/16/32/64, uint8/16/32/64, float32/64 and n = 1..4 exists, with
 the C spellings as aliases (``char``, ``short``, ``int``, ``long``/``longlong`` = int64, ``uchar``
 ... ``float``, ``double``: ``float4`` *is* ``float32x4``).  The Python classes live in
-``numba_cuda.lang.stubs``; this module types and lowers them.
+``numba_cuda.lang.vector_values``; this module types and lowers them.
 
 * Construction: ``float32x4(a, b, c, d)``, or from smaller vectors and scalars whose sizes add up
   (``float32x4(v2, z, w)``), or from one scalar copied into every component; components are
@@ -19,56 +19,32 @@ import functools
 
 from llvmlite import ir
 from numba.core import cgutils, errors, types
-from numba.core.datamodel import models
-from numba.core.extending import register_model
 from numba.core.imputils import Registry as LoweringRegistry
 from numba.core.typing.templates import AbstractTemplate, AttributeTemplate, Registry as TypingRegistry
 from numba.core.typing.templates import signature
 
-from . import stubs
+from .vector_values import _VECTOR_FIELDS, VECTOR_TYPES
+from .vectortype_model import VectorModel, VectorType, numba_type_of  # noqa: F401
 
 typing_registry = TypingRegistry()
 lowering_registry = LoweringRegistry("numba_cuda.lang.vectortypes")
 lower = lowering_registry.lower
 
-FIELDS = stubs._VECTOR_FIELDS
-
-
-class VectorType(types.Type):
-    """The Numba type of a CUDA vector type's values (``float32x4`` ...)."""
-
-    def __init__(self, pyclass):
-        self.pyclass = pyclass
-        self.base_type = getattr(types, pyclass.__name__.rsplit("x", 1)[0])
-        self.num_elements = pyclass.num_elements
-        self.fields = FIELDS[: self.num_elements]
-        super().__init__(name=pyclass.__name__)
-
-    @property
-    def argument_members(self):
-        """``(name, type)`` of each component: what a kernel argument of this type is made of
-        (the runtime's argument packer passes them one by one)."""
-        return tuple((f, self.base_type) for f in self.fields)
-
-
-@register_model(VectorType)
-class VectorModel(models.StructModel):
-    def __init__(self, dmm, fe_type):
-        super().__init__(dmm, fe_type, [(f, fe_type.base_type) for f in fe_type.fields])
+FIELDS = _VECTOR_FIELDS
 
 
 @functools.lru_cache(maxsize=None)
 def _types_by_class():
     made = {}
-    for cls in stubs.VECTOR_TYPES.values():
+    for cls in VECTOR_TYPES.values():
         if cls not in made:
-            made[cls] = VectorType(cls)
+            made[cls] = numba_type_of(cls)
     return made
 
 
 def vector_type(name):
     """The Numba type of the vector type called ``name`` (``"float32x4"``, ``"float4"`` ...)."""
-    return _types_by_class()[stubs.VECTOR_TYPES[name]]
+    return _types_by_class()[VECTOR_TYPES[name]]
 
 
 # ---- typing: constructors ----------------------------------------------------------------

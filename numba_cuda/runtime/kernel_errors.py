@@ -1,7 +1,8 @@
 """Exceptions of debug kernels, raised on the host after the launch.
 
 A kernel compiled with ``debug=True`` or ``boundscheck=True`` has an *error record* in its module
-(layout and decoding in :mod:`numba_cuda.compiler.device_errors`): the first thread whose code
+(layout in :mod:`numba_cuda.error_record`; the compiler's ``device_errors`` emits it and
+its ``ExceptionTable``, which travels with the kernel image, decodes it): the first thread whose code
 raised stores the exception id and its thread and block indices there.  After each launch of
 such a kernel the runtime synchronises the launch's stream, reads the record, and when it holds
 an error clears it and raises the Python exception, e.g.::
@@ -14,6 +15,7 @@ Kernels compiled without these options have no record and skip all of this.
 
 import struct
 
+from numba_cuda.error_record import RECORD_BYTES, RECORD_FORMAT, RECORD_WORDS
 from numba_cuda.runtime import cudriver
 
 
@@ -21,8 +23,6 @@ class ErrorRecord:
     """The error record of one loaded module: ``read()`` its bytes, ``clear()`` it to zero."""
 
     def __init__(self, module, name):
-        from numba_cuda.compiler.device_errors import RECORD_BYTES
-
         drv = cudriver.driver()
         pointer, size = cudriver.call(drv.cuModuleGetGlobal, module, name.encode())
         if int(size) < RECORD_BYTES:
@@ -34,8 +34,6 @@ class ErrorRecord:
     def read(self):
         import numpy as np
 
-        from numba_cuda.compiler.device_errors import RECORD_BYTES, RECORD_WORDS
-
         drv = cudriver.driver()
         host = np.zeros(RECORD_WORDS, dtype=np.int32)
         cudriver.check(drv.cuMemcpyDtoH(host.ctypes.data, drv.CUdeviceptr(self.pointer),
@@ -43,8 +41,6 @@ class ErrorRecord:
         return host.tobytes()
 
     def clear(self):
-        from numba_cuda.compiler.device_errors import RECORD_WORDS
-
         drv = cudriver.driver()
         cudriver.check(drv.cuMemsetD32(drv.CUdeviceptr(self.pointer), 0, RECORD_WORDS)[0],
                        f"clearing the error record {self.name}")
@@ -54,8 +50,6 @@ def raise_recorded_exception(record, table, synchronize):
     """After a launch: ``synchronize()`` (the launch's stream), read ``record`` (anything with
     ``read() -> bytes`` and ``clear()``) and, when it holds an error, clear it and raise the
     exception ``table`` (an ``ExceptionTable``) decodes from it."""
-    from numba_cuda.compiler.device_errors import RECORD_BYTES, RECORD_FORMAT
-
     synchronize()
     data = bytes(record.read())
     if len(data) < RECORD_BYTES:

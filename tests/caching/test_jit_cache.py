@@ -40,7 +40,7 @@ def lazy(x):
 DRIVER = r'''
 import json, os, sys, warnings
 sys.path.insert(0, sys.argv[1])
-import numba_cuda.compiler.dispatcher as dispatcher_module
+import numba_cuda.dispatch.dispatcher as dispatcher_module
 front_end_calls = []
 _real = dispatcher_module.compile_cuda
 def counting(pyfunc, *args, **kwargs):
@@ -92,7 +92,7 @@ def _entries(module_dir):
 def test_second_process_loads_instead_of_compiling(module_dir):
     first = run(module_dir)
     assert sorted(first["front_end"]) == ["lazy", "scale", "twice"]
-    assert first["scale"] == {**first["scale"], "hits": 0, "misses": 1, "kind": "CompiledKernel"}
+    assert first["scale"] == {**first["scale"], "hits": 0, "misses": 1, "kind": "LaunchableKernel"}
     assert len(_entries(module_dir)) == 2  # one per kernel signature; the device function has none
 
     second = run(module_dir)
@@ -169,7 +169,7 @@ def test_garbage_entries_never_crash(module_dir):
 def test_other_toolkit_is_ignored(module_dir):
     run(module_dir)
     report = run(module_dir, before="""
-        import numba_cuda.caching.dispatcher_cache as dc
+        import numba_cuda.dispatch.disk_cache as dc
         dc._toolkit_key = lambda: (("nvvm", "99.9", "/elsewhere/libnvvm.so"),)
     """)
     assert sorted(report["front_end"]) == ["lazy", "scale", "twice"]

@@ -268,7 +268,7 @@ def test_cached_kernel_stays_cooperative(run_script, tmp_path):
     assert first.stdout.split()[1:] == ["True", "True"]
     kind, *flags = second.stdout.split()
     assert flags == ["True", "True"]
-    assert kind != "CompiledKernel", "the second process should have loaded the cache entry"
+    assert kind != "LaunchableKernel", "the second process should have loaded the cache entry"
 
 
 def test_sync_barrier_arithmetic_flips_the_top_bit_exactly_at_the_last_arrival():

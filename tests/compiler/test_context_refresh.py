@@ -6,7 +6,8 @@ from numba.core import imputils, types
 from numba.core.target_extension import target_override
 from numba.core.typing import signature
 
-from numba_cuda.compiler.target import cuda_target, ensure_registered
+from numba_cuda.compiler.target import cuda_target
+from numba_cuda.dispatch.registration import ensure_registered
 
 
 def _first():

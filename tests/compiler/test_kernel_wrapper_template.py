@@ -9,7 +9,8 @@ import pytest
 from numba import cuda, from_dtype, types
 
 from numba_cuda.compiler import codelibrary, kernel_wrapper, nvvm, nvvmir
-from numba_cuda.compiler.target import cuda_target, ensure_registered
+from numba_cuda.compiler.target import cuda_target
+from numba_cuda.dispatch.registration import ensure_registered
 from tests.ptx_helpers import ptxas_or_skip
 
 _RECORD = from_dtype(np.dtype([("a", np.float64), ("b", np.int32), ("c", np.complex64)], align=True))

@@ -12,10 +12,11 @@ def test_import_does_not_register_and_first_use_does(run_python):
         assert dispatcher_registry.get(CUDA) is None, "registered at import"
         assert "numba_cuda.compiler.api" not in sys.modules
         assert "numba_cuda.compiler.target" not in sys.modules
+        assert "numba_cuda.dispatch" not in sys.modules
 
         cuda.jit  # first use of the compiler
-        from numba_cuda.compiler.dispatcher import CUDADispatcher
-        from numba_cuda.compiler.api import overload_jit
+        from numba_cuda.dispatch.dispatcher import CUDADispatcher
+        from numba_cuda.dispatch.api import overload_jit
         assert dispatcher_registry[CUDA] is CUDADispatcher
         assert jit_registry[CUDA] is overload_jit
         assert "numba.cuda.compiler" not in sys.modules or \\

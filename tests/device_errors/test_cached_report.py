@@ -49,7 +49,7 @@ def test_second_process_loads_the_record_and_table(tmp_path):
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
     first = _run(path, env)
     second = _run(path, env)
-    assert first["kind"] == "CompiledKernel" and second["kind"] == "CachedKernel"
+    assert first["kind"] == "LaunchableKernel" and second["kind"] == "CachedKernel"
     assert second["error_global"] == first["error_global"] and second["in_ptx"]
     assert second["messages"] == first["messages"]
     assert any(m.startswith("AssertionError: i is too large in kernel 'checked' at thread "

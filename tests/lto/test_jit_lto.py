@@ -274,7 +274,7 @@ def test_cached_lto_kernel_keeps_its_ltoir(tmp_path, addone_cu):
         assert proc.returncode == 0, proc.stderr
         runs.append(json.loads(proc.stdout.strip().splitlines()[-1]))
     first, second = runs
-    assert (first["kind"], second["kind"]) == ("CompiledKernel", "CachedKernel")
+    assert (first["kind"], second["kind"]) == ("LaunchableKernel", "CachedKernel")
     assert second["lto"] and second["ptx"] is None
     assert second["ltoir"] == first["ltoir"]
 

@@ -30,7 +30,7 @@ VALUES = [0, -1, 2**63 - 1, -(2**63), 1.5, True, False, 1 + 2j, np.float32(1), n
 
 
 def test_fast_types_are_what_typeof_says():
-    from numba_cuda.compiler.dispatcher import _fast_type_key
+    from numba_cuda.dispatch.dispatcher import _fast_type_key
 
     for value in VALUES:
         key = _fast_type_key((value,))
@@ -38,7 +38,7 @@ def test_fast_types_are_what_typeof_says():
 
 
 def test_values_the_fast_path_leaves_to_typeof():
-    from numba_cuda.compiler.dispatcher import _fast_type_key
+    from numba_cuda.dispatch.dispatcher import _fast_type_key
 
     for value in (2**63, -(2**63) - 1, np.zeros(3), (1, 2), "s", None, np.zeros(1, "i4,f8")[0]):
         assert _fast_type_key((value,)) is None, value
@@ -47,7 +47,7 @@ def test_values_the_fast_path_leaves_to_typeof():
 def test_device_arrays_are_typed_by_their_cached_type(fake):
     from numba import cuda
 
-    from numba_cuda.compiler.dispatcher import _fast_type_key
+    from numba_cuda.dispatch.dispatcher import _fast_type_key
 
     for a in (cuda.to_device(np.zeros((3, 4), np.float32)),
               cuda.to_device(np.zeros((3, 4), np.float32))[:, ::2],

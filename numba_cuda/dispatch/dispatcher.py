@@ -8,7 +8,7 @@ Kernels: ``kernel[griddim, blockdim]``, ``[griddim, blockdim, stream]``,
 Device functions: callable from kernels and other device functions only; each specialisation is
 registered with the target context (``insert_user_function``) so callers link its library.
 
-Launching hands a ``KernelImage`` (see ``kernel.py``) to
+Launching hands a ``KernelImage`` (see ``numba_cuda/compiler/kernel.py``) to
 ``numba_cuda.runtime.launch.launch_kernel(image, griddim, blockdim, stream, sharedmem, args)``.
 Kernel attributes (registers ...) come from ``numba_cuda.runtime.launch.kernel_attributes(image)``,
 which returns a mapping with ``regs``, ``shared``, ``local``, ``const``, ``max_threads``.
@@ -25,10 +25,12 @@ from numba.core.typing.templates import AbstractTemplate
 from numba.core.typing.typeof import Purpose, typeof
 
 from .. import pickling
+from ..compiler.pipeline import CompileOptions, CUDACompiler, compile_cuda
+from ..compiler.target import cuda_target
 from ..errors import LaunchConfigError
-from .kernel import CompiledKernel
-from .pipeline import CompileOptions, CUDACompiler, compile_cuda
-from .target import cuda_target
+from .device_cc import launch_cc
+from .disk_cache import dispatcher_cache
+from .launched_kernel import LaunchableKernel, max_cooperative_grid_blocks
 
 #: Threads per block used by ``forall`` (a fixed, widely good choice; no occupancy query).
 FORALL_BLOCK_SIZE = 256
@@ -182,8 +184,6 @@ class CUDADispatcher(Dispatcher):
             raise TypeError(f"unknown @cuda.jit options: {', '.join(sorted(targetoptions))}")
         self.options = CompileOptions.from_user(**user)
         super().__init__(py_func, targetoptions={"nopython": True}, pipeline_class=CUDACompiler)
-        from ..caching.dispatcher_cache import dispatcher_cache  # cache=True (numba_cuda.caching)
-
         self._kernel_cache = dispatcher_cache(self, cache)
         #: context -> {ids of the argument types: (loaded kernel, argument types)}
         self._launch_plans = {}
@@ -252,7 +252,7 @@ class CUDADispatcher(Dispatcher):
             return cres
         if return_type is not None and return_type not in (types.none, types.void):
             raise TypeError(f"a CUDA kernel must return None, the signature says {return_type}")
-        kernel = CompiledKernel(cres, self.options)
+        kernel = LaunchableKernel(cres, self.options)
         self.overloads[tuple(args)] = kernel
         self._kernel_cache.save_kernel(args, kernel)
         return kernel
@@ -403,10 +403,9 @@ class CUDADispatcher(Dispatcher):
             print("=" * 80, file=file)
 
     def _attribute(self, name, signature):
-        from ..runtime import api as runtime_api
         from ..runtime.launch import kernel_attributes
 
-        cc = tuple(runtime_api.get_current_device().compute_capability)
+        cc = launch_cc()
         result = {}
         for args, kernel in self._select(signature).items():
             result[args] = kernel_attributes(kernel.image(cc))[name]
@@ -433,8 +432,6 @@ class CUDADispatcher(Dispatcher):
         cooperatively and need every block resident at once).  The kernel must be compiled
         (eager signature, ``compile`` or one launch); with several signatures, pass
         ``signature``.  Needs a GPU (``CudaSupportError`` without a driver)."""
-        from .kernel import max_cooperative_grid_blocks
-
         if self.device:
             raise TypeError(f"{self.py_func.__qualname__} is a device function, not a kernel")
         selected = self._select(signature)
@@ -448,7 +445,7 @@ class CUDADispatcher(Dispatcher):
 
     # ---- pickling (numba_cuda.pickling) -----------------------------------------------
     def __reduce__(self):
-        from ..caching.dispatcher_cache import ready_payloads
+        from .disk_cache import ready_payloads
 
         eager = [] if self._can_compile else list(self.overloads)
         return pickling.reduce_dispatcher(self, {
@@ -458,7 +455,7 @@ class CUDADispatcher(Dispatcher):
     @classmethod
     def _rebuild(cls, uuid, py_func, targetoptions, sigs, specialized, kernels):
         def make():
-            from ..caching.dispatcher_cache import install_payloads
+            from .disk_cache import install_payloads
 
             dispatcher = cls(py_func, targetoptions=targetoptions)
             install_payloads(dispatcher, kernels)

@@ -1,4 +1,6 @@
-"""``cuda.jit(cache=True)`` for the compiler's dispatcher: load a kernel instead of compiling it.
+"""``cuda.jit(cache=True)``, the dispatcher's on-disk cache hook: load a kernel instead of compiling it.
+
+The entries are stored by ``numba_cuda.caching`` (``KernelCache``), which knows nothing of kernels.
 
 The dispatcher holds one :class:`DispatcherCache` (or :class:`NoDispatcherCache` without
 ``cache=True``) and calls, in ``compile(sig)`` for kernels::
@@ -23,7 +25,10 @@ calls them.
 import hashlib
 import os
 
-from .kernel_cache import KernelCache
+from ..caching.kernel_cache import KernelCache
+from ..compiler import capability
+from ..compiler.kernel import KernelImage
+from .launched_kernel import CooperativeGridQuery
 
 #: Bump when the payload layout changes (part of every key).
 PAYLOAD_VERSION = 2
@@ -96,8 +101,6 @@ class DispatcherCache:
 
     @staticmethod
     def _cc():
-        from ..compiler import capability
-
         return capability.default_cc()
 
     @staticmethod
@@ -179,7 +182,7 @@ class _CachedLibrary:
         return self._kernel._compiled().get_ltoir(cc)
 
 
-class CachedKernel:
+class CachedKernel(CooperativeGridQuery):
     """A kernel loaded from the on-disk cache: the interface of ``CompiledKernel``.
 
     PTX for the cached compute capability comes from the entry; for any other, and for
@@ -219,9 +222,6 @@ class CachedKernel:
         return self._compiled().type_annotation
 
     def image(self, cc=None):
-        from ..compiler import capability
-        from ..compiler.kernel import KernelImage
-
         cc = capability.check_cc(cc) if cc is not None else capability.default_cc()
         if cc != self._cc:
             return self._compiled().image(cc)

@@ -1,0 +1,103 @@
+"""The public compile entry points: ``cuda.jit``, ``compile``, ``compile_ptx``,
+``compile_for_current_device``, ``compile_ptx_for_current_device``, ``declare_device``.
+
+``compile``, ``compile_ptx`` and ``declare_device`` are the compiler's
+(``numba_cuda.compiler.api``), public through this module so that the target is registered with
+Numba (``numba_cuda.dispatch`` registers on import) before anything is compiled.
+``*_for_current_device`` ask the runtime for the current device's compute capability.
+"""
+
+from numba.core import types
+
+from ..compiler.api import compile, compile_ptx, compile_to_library, declare_device  # noqa: F401
+from .device_cc import current_device_cc
+from .dispatcher import CUDADispatcher
+
+
+def _is_signature(obj):
+    from numba.core.typing.templates import Signature
+
+    return isinstance(obj, (str, types.Type, tuple, Signature)) and not callable(obj)
+
+
+_JIT_OPTIONS = ("device", "inline", "link", "debug", "opt", "lineinfo", "fastmath", "max_registers",
+                "cache", "boundscheck", "lto")
+# Options Numba's @overload machinery passes to a target's jit; meaningless for CUDA.
+_IGNORED_OPTIONS = ("nopython", "no_cpython_wrapper", "no_cfunc_wrapper", "forceobj",
+                    "nogil", "parallel", "error_model")
+
+
+def jit(func_or_sig=None, *, device=False, inline="never", link=(), debug=None, opt=None,
+        lineinfo=False, cache=False, fastmath=False, max_registers=None, boundscheck=None,
+        lto=False, **kws):
+    """Compile a Python function for the GPU, lazily (per argument types at launch) or eagerly
+    for one or several signatures.
+
+    ``@cuda.jit``, ``@cuda.jit(device=True)``, ``@cuda.jit("void(float32[:])")``,
+    ``@cuda.jit(["void(int32[:])", "void(float64[:])"])``.
+
+    ``debug=True`` (``opt=False`` by default then) or ``boundscheck=True``: array indexing is
+    bounds-checked (``boundscheck``; ``NUMBA_BOUNDSCHECK`` overrides) and the first exception
+    raised in a launch (``IndexError``, ``AssertionError`` ...) is raised on the host after the
+    kernel completes, naming the thread and block.  ``lto=True``: the kernel is compiled to
+    LTO-IR and linked with its ``link=`` files by nvJitLink with link-time optimisation when
+    it is loaded.
+    """
+    unknown = set(kws) - set(_IGNORED_OPTIONS)
+    if unknown:
+        raise TypeError(f"unknown @cuda.jit options: {', '.join(sorted(unknown))}; "
+                        f"known: {', '.join(_JIT_OPTIONS)}")
+    if isinstance(link, str):
+        link = [link]
+    options = {"device": device, "inline": inline, "link": list(link), "debug": debug, "opt": opt,
+               "lineinfo": lineinfo, "fastmath": fastmath, "max_registers": max_registers,
+               "cache": cache, "boundscheck": boundscheck, "lto": lto}
+
+    def decorate(func, sigs=None):
+        if isinstance(func, CUDADispatcher):
+            func = func.py_func
+        elif hasattr(func, "py_func") and hasattr(func, "targetoptions"):  # a CPU dispatcher
+            func = func.py_func
+        if not callable(func):
+            raise TypeError(f"@cuda.jit decorates a function, got {func!r}")
+        return CUDADispatcher(func, sigs=sigs, targetoptions=options)
+
+    if func_or_sig is None:
+        return decorate
+    if isinstance(func_or_sig, list):
+        sigs = list(func_or_sig)
+        return lambda func: decorate(func, sigs)
+    if _is_signature(func_or_sig):
+        return lambda func: decorate(func, [func_or_sig])
+    return decorate(func_or_sig)
+
+
+def overload_jit(*args, **kws):
+    """The ``jit`` in Numba's ``jit_registry`` for the ``cuda`` target: what ``@overload(...,
+    target="cuda")`` uses to compile implementations, which are device functions."""
+    kws["device"] = True
+    return jit(*args, **kws)
+
+
+def _current_device_cc():
+    cc = current_device_cc()
+    if cc is None:
+        from ..errors import CudaSupportError
+
+        raise CudaSupportError(
+            "no CUDA device is available to take the compute capability from; pass cc=(major, minor) "
+            "to compile/compile_ptx instead"
+        )
+    return cc
+
+
+def compile_for_current_device(pyfunc, sig, debug=None, lineinfo=False, device=True,
+                               fastmath=False, opt=None, abi="c", abi_info=None, output="ptx"):
+    return compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath,
+                   cc=_current_device_cc(), opt=opt, abi=abi, abi_info=abi_info, output=output)
+
+
+def compile_ptx_for_current_device(pyfunc, sig, device=False, fastmath=False, opt=True,
+                                   lineinfo=False, abi="numba", abi_info=None, debug=None):
+    return compile_ptx(pyfunc, sig, device=device, cc=_current_device_cc(), fastmath=fastmath,
+                       opt=opt, lineinfo=lineinfo, abi=abi, abi_info=abi_info, debug=debug)
