@@ -8,7 +8,7 @@ import contextlib
 
 import numpy as np
 
-from numba_cuda.runtime import cudriver, devicearray, devices, streams, transfers
+from numba_cuda.runtime import cudriver, current_streams, devicearray, devices, streams, transfers
 from numba_cuda.runtime import typing as _typing  # noqa: F401 - registers numba.typeof
 from numba_cuda.runtime.devicearray import DeviceNDArray, ManagedNDArray, MappedNDArray
 from numba_cuda.runtime.interop import as_cuda_array, from_cuda_array_interface, is_cuda_array
@@ -277,7 +277,7 @@ def defer_cleanup():
 
 def from_dlpack(obj):
     """A zero-copy device array over a DLPack producer on a CUDA device."""
-    from numba_cuda.runtime.dlpack import from_dlpack as _from_dlpack
+    from numba_cuda.runtime.interop import from_dlpack as _from_dlpack
 
     return _from_dlpack(obj)
 
@@ -290,7 +290,7 @@ def stream():
 
 def default_stream():
     """The default stream (the per-thread one with NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM=1)."""
-    return streams.current_default_stream()
+    return current_streams.current_default_stream()
 
 
 def legacy_default_stream():
@@ -303,7 +303,7 @@ def per_thread_default_stream():
 
 def external_stream(ptr):
     """Wrap a stream created elsewhere (an int ``cudaStream_t``); it is not destroyed here."""
-    return streams.external_stream(ptr)
+    return current_streams.external_stream(ptr)
 
 
 def event(timing=True):

@@ -161,8 +161,8 @@ def array_params(value, ndim, state, where):
     else:
         desc = getattr(value, "__cuda_array_interface__", None)
         if desc is not None:
-            from numba_cuda.runtime.interop import (kernel_params, order_after,
-                                                    parse_cuda_array_interface)
+            from numba_cuda.runtime.array_interface import (kernel_params, order_after,
+                                                            parse_cuda_array_interface)
 
             parsed = parse_cuda_array_interface(desc)
             if state is not None and state.stream is not None:

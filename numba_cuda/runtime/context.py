@@ -1,11 +1,12 @@
 """A device's primary context: allocation, synchronisation, its loaded kernels."""
 
+import collections
 import contextlib
 import weakref
 
 from numba_cuda.errors import DriverError
-from numba_cuda.runtime import cudriver
-from numba_cuda.runtime.devices import MemoryInfo
+from numba_cuda.runtime import context_stack, cudriver
+from numba_cuda.runtime.streams import Event, Stream
 from numba_cuda.runtime.memory import (
     MAX_PENDING_RATIO,
     DeviceAllocation,
@@ -13,6 +14,9 @@ from numba_cuda.runtime.memory import (
     PendingDeallocations,
     is_out_of_memory,
 )
+
+
+MemoryInfo = collections.namedtuple("MemoryInfo", ["free", "total"])
 
 
 def _free_device(pointer):
@@ -48,16 +52,14 @@ class Context:
     @contextlib.contextmanager
     def active(self):
         """Run a block with this context current (pushed only when it is not already)."""
-        from numba_cuda.runtime import devices
-
-        if devices.has_current_context() and devices.current_context() is self:
+        if context_stack.top() is self:
             yield self
             return
-        devices.push_context(self)
+        context_stack.push_context(self)
         try:
             yield self
         finally:
-            devices.pop_context()
+            context_stack.pop_context()
 
     # -- information ----------------------------------------------------------------
     def get_memory_info(self):
@@ -189,8 +191,6 @@ class Context:
 
     # -- streams and events ---------------------------------------------------------
     def create_stream(self, non_blocking=False):
-        from numba_cuda.runtime.streams import Stream
-
         drv = cudriver.driver()
         flags = drv.CUstream_flags.CU_STREAM_NON_BLOCKING if non_blocking else 0
         with self.active():
@@ -198,8 +198,6 @@ class Context:
         return Stream(self, handle, owned=True)
 
     def create_event(self, timing=True):
-        from numba_cuda.runtime.streams import Event
-
         drv = cudriver.driver()
         flags = 0 if timing else int(drv.CUevent_flags.CU_EVENT_DISABLE_TIMING)
         with self.active():
@@ -210,8 +208,6 @@ class Context:
         """The stream object for handle 0 (default), 1 (legacy) or 2 (per-thread)."""
         stream = self._default_streams.get(value)
         if stream is None:
-            from numba_cuda.runtime.streams import Stream
-
             stream = Stream(self, cudriver.driver().CUstream(value), owned=False)
             self._default_streams[value] = stream
         return stream

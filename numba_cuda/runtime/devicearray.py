@@ -1,88 +1,27 @@
-"""Device arrays: :class:`DeviceNDArray`, and numpy arrays over mapped/managed memory.
+"""Device arrays: :class:`DeviceNDArray`, and numpy arrays over mapped/managed memory; zero-copy
+views of CUDA Array Interface producers (``from_cuda_array_interface``).
 
 Index arithmetic (slicing, views, transposes) is done by numpy on a *layout
-array*: an ndarray whose data pointer is the device address and whose memory
-is never read.  Only operations that numpy performs without touching the
-data are used on it (basic indexing, strided views); everything that moves
-bytes goes through the driver.
+array* (``array_layout``): an ndarray whose data pointer is the device address
+and whose memory is never read.  Only operations that numpy performs without
+touching the data are used on it (basic indexing, strided views); everything
+that moves bytes goes through the driver (``memcopy``).
 """
 
 import numbers
 
 import numpy as np
 
-from numba_cuda.runtime import cudriver
-
-_NULL_BASE = 1 << 40  # stands in for a null device pointer in layout arrays
-
-
-class _Layout:
-    """Exposes an address + shape/strides/dtype through ``__array_interface__``."""
-
-    __slots__ = ("__array_interface__",)
-
-    def __init__(self, pointer, shape, strides, dtype):
-        self.__array_interface__ = {
-            "shape": tuple(shape), "strides": tuple(strides), "typestr": dtype.str,
-            "descr": dtype.descr if dtype.fields is not None else [("", dtype.str)],
-            "data": (pointer, False), "version": 3,
-        }
-
-
-def layout_array(pointer, shape, strides, dtype):
-    """An ndarray describing device memory (never dereference it)."""
-    base = pointer if pointer else _NULL_BASE
-    arr = np.asarray(_Layout(base, shape, strides, dtype))
-    if arr.dtype != dtype:  # structured dtypes come back as void: restore the real one
-        arr = arr.view(dtype)
-    return arr
-
-
-def c_strides(shape, itemsize):
-    strides = []
-    step = itemsize
-    for extent in reversed(shape):
-        strides.append(step)
-        step *= max(extent, 1)
-    return tuple(reversed(strides))
-
-
-def f_strides(shape, itemsize):
-    strides = []
-    step = itemsize
-    for extent in shape:
-        strides.append(step)
-        step *= max(extent, 1)
-    return tuple(strides)
-
-
-def span(shape, strides, itemsize):
-    """(lowest byte offset, highest byte offset + 1) touched by an array layout."""
-    if any(extent == 0 for extent in shape):
-        return 0, 0
-    lo = hi = 0
-    for extent, stride in zip(shape, strides):
-        if stride < 0:
-            lo += (extent - 1) * stride
-        else:
-            hi += (extent - 1) * stride
-    return lo, hi + itemsize
-
-
-def is_contiguous(shape, strides, itemsize, order):
-    """numpy's contiguity rule (dimensions of extent 1 may have any stride)."""
-    if any(extent == 0 for extent in shape):
-        return True
-    expect = itemsize
-    dims = zip(shape, strides)
-    for extent, stride in (reversed(list(dims)) if order == "C" else dims):
-        if extent == 1:
-            continue
-        if stride != expect:
-            return False
-        expect *= extent
-    return True
-
+from numba_cuda.runtime import cudriver, dlpack, memcopy
+from numba_cuda.runtime.array_interface import parse_cuda_array_interface, synchronize_producer
+from numba_cuda.runtime.array_layout import (  # noqa: F401 - public here too
+    _NULL_BASE,
+    c_strides,
+    f_strides,
+    is_contiguous,
+    layout_array,
+    span,
+)
 
 def _basic_index(index):
     items = index if isinstance(index, tuple) else (index,)
@@ -217,14 +156,10 @@ class DeviceNDArray:
         }
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-        from numba_cuda.runtime import dlpack
-
         return dlpack.export_device_array(self, stream=stream, max_version=max_version,
                                           dl_device=dl_device, copy=copy)
 
     def __dlpack_device__(self):
-        from numba_cuda.runtime import dlpack
-
         return (dlpack.kDLCUDA, self.gpu_data.context.device.id)
 
     # -- views -----------------------------------------------------------------------
@@ -340,26 +275,20 @@ class DeviceNDArray:
 
     def copy_to_host(self, ary=None, stream=0):
         """Copy to a host array (``ary`` if given, else a new one with the same layout)."""
-        from numba_cuda.runtime import transfers
-
-        return transfers.device_to_host(self, ary, _stream_or(stream, self.stream))
+        return memcopy.device_to_host(self, ary, _stream_or(stream, self.stream))
 
     def copy_to_device(self, ary, stream=0):
         """Copy a host array, or another device array, into this one (same shape/dtype)."""
-        from numba_cuda.runtime import transfers
-
-        transfers.to_device_array(self, ary, _stream_or(stream, self.stream))
+        memcopy.to_device_array(self, ary, _stream_or(stream, self.stream), device_source(ary))
 
     def __setitem__(self, index, value):
         self.setitem(index, value)
 
     def setitem(self, index, value, stream=0):
         """``self[index] = value``: a host scalar/array (broadcast) or a device array."""
-        from numba_cuda.runtime import transfers
-
         stream = _stream_or(stream, self.stream)
         view, _element = self._index_view(index)
-        transfers.assign(self._from_layout(view, stream), value, stream)
+        memcopy.assign(self._from_layout(view, stream), value, stream, device_source(value))
 
     def __repr__(self):
         return (f"<DeviceNDArray shape={self.shape} dtype={self.dtype} "
@@ -426,3 +355,34 @@ class MappedNDArray(_DeviceAddressable):
 
 class ManagedNDArray(_DeviceAddressable):
     """Managed (unified) memory: one pointer valid on host and device."""
+
+
+def from_cuda_array_interface(desc, owner=None, sync=True):
+    """A DeviceNDArray viewing the memory an interface dict describes (zero-copy).
+
+    ``owner`` is kept alive as long as the array; with ``sync`` the producer's
+    stream is synchronised first (the interface's stream semantics).
+    """
+    from numba_cuda.runtime.devices import current_context
+    from numba_cuda.runtime.memory import DeviceAllocation
+
+    parsed = parse_cuda_array_interface(desc)
+    if sync:
+        synchronize_producer(parsed.stream)
+    ctx = current_context()
+    data = DeviceAllocation(ctx, parsed.pointer + parsed.lo if parsed.hi > parsed.lo else
+                            parsed.pointer, parsed.hi - parsed.lo, owner=owner)
+    if parsed.lo < 0:
+        data = _OffsetAllocation(data, -parsed.lo)
+    return DeviceNDArray(parsed.shape, parsed.strides, parsed.dtype, stream=0, gpu_data=data)
+
+
+def device_source(value):
+    """A DeviceNDArray for a device-side value (a device array, or an object exporting the CUDA
+    Array Interface, viewed without a copy), or None for host values (mapped/managed numpy
+    arrays are read through the host side)."""
+    if isinstance(value, DeviceNDArray):
+        return value
+    if hasattr(value, "__cuda_array_interface__") and not isinstance(value, np.ndarray):
+        return from_cuda_array_interface(value.__cuda_array_interface__, owner=value, sync=True)
+    return None

@@ -8,15 +8,17 @@ of a context some other library made current), ``select_device(i)`` switches,
 and ``with cuda.gpus[i]:`` pushes a device for the block.
 """
 
-import collections
 import threading
 
 from numba_cuda.errors import CudaSupportError, DriverError
-from numba_cuda.runtime import cudriver
+from numba_cuda.runtime import context_stack, cudriver
+from numba_cuda.runtime.context import Context, MemoryInfo  # noqa: F401 - MemoryInfo: public here too
+from numba_cuda.runtime.context_stack import (  # noqa: F401 - public here too
+    has_current_context,
+    pop_context,
+    push_context,
+)
 
-MemoryInfo = collections.namedtuple("MemoryInfo", ["free", "total"])
-
-_tls = threading.local()
 _lock = threading.RLock()
 _devices = None  # list of Device, created on first use
 
@@ -94,8 +96,6 @@ class Device:
             if self._primary is None or self._primary.closed:
                 drv = cudriver.driver()
                 handle = cudriver.call(drv.cuDevicePrimaryCtxRetain, self.handle)
-                from numba_cuda.runtime.context import Context
-
                 self._primary = Context(self, handle, primary=True)
             return self._primary
 
@@ -105,7 +105,7 @@ class Device:
             ctx = self._primary
             self._primary = None
         if ctx is not None:
-            _forget_context(ctx)
+            context_stack.forget_context(ctx)
             ctx.close()
 
     def __enter__(self):
@@ -148,29 +148,15 @@ def get_device(ordinal=0):
     return devs[ordinal]
 
 
-# -- the current context, per thread -----------------------------------------------
-def _stack():
-    stack = getattr(_tls, "stack", None)
-    if stack is None:
-        stack = _tls.stack = []
-    return stack
-
-
-def _activate(ctx):
-    drv = cudriver.driver()
-    res = drv.cuCtxSetCurrent(ctx.handle)[0]
-    if res:
-        cudriver.check(res, "cuCtxSetCurrent")
-
-
+# -- the current context, per thread (the stack itself: numba_cuda.runtime.context_stack) --
 def current_context():
     """The context current in this thread, binding one on first use.
 
     Fast path: one thread-local look-up.
     """
-    stack = getattr(_tls, "stack", None)
-    if stack:
-        return stack[-1]
+    ctx = context_stack.top()
+    if ctx is not None:
+        return ctx
     return _bind_initial_context()
 
 
@@ -192,46 +178,17 @@ def _bind_initial_context():
     else:
         device = get_device(0)
         ctx = device.get_primary_context()
-    _activate(ctx)
-    _stack().append(ctx)
+    context_stack.activate(ctx)
+    context_stack.stack().append(ctx)
     return ctx
-
-
-def has_current_context():
-    return bool(getattr(_tls, "stack", None))
-
-
-def push_context(ctx):
-    stack = _stack()
-    if not stack:
-        # Remember what another library (CuPy, PyTorch ...) had made current, to give it back
-        # when our stack empties again.
-        _tls.outer = cudriver.call(cudriver.driver().cuCtxGetCurrent)
-    _activate(ctx)
-    stack.append(ctx)
-
-
-def pop_context():
-    stack = _stack()
-    if not stack:
-        raise CudaSupportError("no CUDA context to pop in this thread")
-    stack.pop()
-    if stack:
-        _activate(stack[-1])
-    else:
-        drv = cudriver.driver()
-        outer = getattr(_tls, "outer", None)
-        _tls.outer = None
-        restore = outer if outer is not None else drv.CUcontext(0)
-        cudriver.check(drv.cuCtxSetCurrent(restore)[0], "cuCtxSetCurrent")
 
 
 def select_device(ordinal):
     """Make device ``ordinal``'s primary context current in this thread; return the device."""
     device = get_device(ordinal)
     ctx = device.get_primary_context()
-    _activate(ctx)
-    stack = _stack()
+    context_stack.activate(ctx)
+    stack = context_stack.stack()
     if stack:
         stack[-1] = ctx
     else:
@@ -243,12 +200,6 @@ def get_current_device():
     return current_context().device
 
 
-def _forget_context(ctx):
-    stack = getattr(_tls, "stack", None)
-    if stack:
-        stack[:] = [c for c in stack if c is not ctx]
-
-
 def close():
     """Release numba-cuda's contexts.
 
@@ -258,9 +209,7 @@ def close():
     """
     if _devices is None:
         return
-    stack = getattr(_tls, "stack", None)
-    if stack:
-        stack.clear()
+    context_stack.clear()
     if threading.current_thread() is not threading.main_thread():
         return
     for device in list(_devices):

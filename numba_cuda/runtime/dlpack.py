@@ -1,4 +1,5 @@
-"""DLPack export (``__dlpack__``/``__dlpack_device__``) and import.
+"""DLPack export (``__dlpack__``/``__dlpack_device__``) and the capsules of import (arrays over
+an imported tensor are made by ``interop.from_dlpack``).
 
 The DLPack C structures are declared with ctypes and capsules are made and
 read through the CPython C API (``ctypes.pythonapi``).  Exported tensors keep
@@ -178,8 +179,8 @@ def make_capsule(pointer, shape, strides, dtype, device_type, device_id, owner,
 
 def _consumer_stream_wait(arr, stream):
     """DLPack's stream rule: the consumer's ``stream`` must see the producer's work."""
-    from numba_cuda.runtime.interop import order_after
-    from numba_cuda.runtime.streams import as_stream
+    from numba_cuda.runtime.array_interface import order_after
+    from numba_cuda.runtime.current_streams import as_stream
 
     producer = arr.stream
     producer_value = producer.handle_value if hasattr(producer, "handle_value") else 0
@@ -202,11 +203,10 @@ def export_device_array(arr, stream=None, max_version=None, dl_device=None, copy
                           f"needs a copy through the host (copy_to_host)")
     copied = False
     if copy:
-        from numba_cuda.runtime.transfers import assign
-        from numba_cuda.runtime.devicearray import DeviceNDArray
+        from numba_cuda.runtime import memcopy
 
-        fresh = DeviceNDArray(arr.shape, None, arr.dtype, stream=arr.stream)
-        assign(fresh, arr, arr.stream)
+        fresh = type(arr)(arr.shape, None, arr.dtype, stream=arr.stream)  # a DeviceNDArray
+        memcopy.assign(fresh, arr, arr.stream, arr)
         arr, copied = fresh, True
     _consumer_stream_wait(arr, stream)
     versioned = max_version is not None and tuple(max_version) >= (1, 0)
@@ -264,7 +264,7 @@ def consume_capsule(capsule, producer=None):
     if tensor.strides:
         strides = tuple(tensor.strides[i] * dtype.itemsize for i in range(ndim))
     else:
-        from numba_cuda.runtime.devicearray import c_strides
+        from numba_cuda.runtime.array_layout import c_strides
 
         strides = c_strides(shape, dtype.itemsize)
     info = {
@@ -280,28 +280,3 @@ def consume_capsule(capsule, producer=None):
     deleter = deleter if ctypes.cast(deleter, ctypes.c_void_p).value else None
     _api.PyCapsule_SetName(capsule_addr, used)  # consumed: the capsule no longer owns it
     return info, _ImportedTensor(address, deleter, producer)
-
-
-def from_dlpack(obj, stream=None):
-    """A zero-copy DeviceNDArray over a DLPack producer whose data is on a CUDA device."""
-    from numba_cuda.runtime.devicearray import DeviceNDArray, _OffsetAllocation, span
-    from numba_cuda.runtime.devices import current_context
-    from numba_cuda.runtime.memory import DeviceAllocation
-
-    dev = obj.__dlpack_device__()
-    if not is_cuda_device(dev):
-        raise BufferError(f"DLPack device {tuple(dev)} is not a CUDA device")
-    consumer = 1 if stream is None else int(stream.handle_value if hasattr(stream, "handle_value")
-                                            else stream)
-    try:
-        capsule = obj.__dlpack__(stream=consumer, max_version=DLPACK_VERSION)
-    except TypeError:  # producers older than DLPack 1.0 take no max_version
-        capsule = obj.__dlpack__(stream=consumer)
-    info, keeper = consume_capsule(capsule, obj)
-    lo, hi = span(info["shape"], info["strides"], info["dtype"].itemsize)
-    ctx = current_context()
-    data = DeviceAllocation(ctx, info["pointer"] + lo if hi > lo else info["pointer"], hi - lo,
-                            owner=keeper)
-    if lo < 0:
-        data = _OffsetAllocation(data, -lo)
-    return DeviceNDArray(info["shape"], info["strides"], info["dtype"], gpu_data=data)

@@ -8,181 +8,22 @@ kernel launches make their stream wait for it on the device (an event), so no
 host synchronisation is needed there.
 """
 
-import collections
-import numbers
-
-import numpy as np
-
-from numba_cuda.runtime.devicearray import DeviceNDArray, c_strides, span
-
-ArrayInterface = collections.namedtuple(
-    "ArrayInterface",
-    ["shape", "strides", "dtype", "pointer", "readonly", "stream", "version", "lo", "hi"])
-ArrayInterface.__doc__ = """A checked CUDA Array Interface: byte ``strides`` always explicit,
-``stream`` None or a handle value (1 legacy default, 2 per-thread default), the bytes
-spanned are ``pointer + lo`` .. ``pointer + hi``."""
-
-_REQUIRED = ("shape", "typestr", "data", "version")
-
-
-def _fail(message):
-    raise ValueError(f"invalid __cuda_array_interface__: {message}")
-
-
-def _dtype_from_descr(descr):
-    """A structured dtype from an interface ``descr`` (unnamed entries are padding)."""
-    names, formats, offsets = [], [], []
-    offset = 0
-    for field in descr:
-        name, fmt = field[0], field[1]
-        sub = np.dtype(_dtype_from_descr(fmt) if isinstance(fmt, list) else fmt)
-        if len(field) > 2:
-            sub = np.dtype((sub, tuple(field[2])))
-        if name:
-            names.append(name)
-            formats.append(sub)
-            offsets.append(offset)
-        offset += sub.itemsize
-    return np.dtype({"names": names, "formats": formats, "offsets": offsets, "itemsize": offset})
-
-
-def _dtype(desc):
-    typestr = desc["typestr"]
-    if not isinstance(typestr, str):
-        _fail(f"'typestr' must be a string, got {typestr!r}")
-    try:
-        dtype = np.dtype(typestr)
-    except TypeError as exc:
-        _fail(f"'typestr' {typestr!r} is not a numpy type string ({exc})")
-    descr = desc.get("descr")
-    if dtype.kind == "V" and descr:
-        try:
-            structured = _dtype_from_descr(descr)
-        except (TypeError, ValueError) as exc:
-            _fail(f"'descr' {descr!r} does not describe a structured type ({exc})")
-        if structured.itemsize != dtype.itemsize:
-            _fail(f"'descr' describes {structured.itemsize}-byte items but 'typestr' "
-                  f"{typestr!r} has {dtype.itemsize}")
-        if structured.fields is not None:
-            dtype = structured
-    if dtype.hasobject:
-        _fail("Python object items cannot live in device memory")
-    return dtype
-
-
-def parse_cuda_array_interface(desc):
-    """Check a CUDA Array Interface dict; return an :data:`ArrayInterface`."""
-    if not isinstance(desc, dict):
-        raise TypeError(f"__cuda_array_interface__ must be a dict, got {type(desc).__name__}")
-    for key in _REQUIRED:
-        if key not in desc:
-            _fail(f"the required key {key!r} is missing")
-    version = desc["version"]
-    if not isinstance(version, numbers.Integral) or isinstance(version, bool) or version < 0:
-        _fail(f"'version' must be a non-negative integer, got {version!r}")
-
-    shape = desc["shape"]
-    if not isinstance(shape, (tuple, list)) or not all(
-            isinstance(s, numbers.Integral) and not isinstance(s, bool) and s >= 0 for s in shape):
-        _fail(f"'shape' must be a tuple of non-negative integers, got {shape!r}")
-    shape = tuple(int(s) for s in shape)
-    dtype = _dtype(desc)
-
-    data = desc["data"]
-    if not isinstance(data, (tuple, list)) or len(data) != 2 \
-            or not isinstance(data[0], numbers.Integral) or isinstance(data[0], bool):
-        _fail(f"'data' must be a (pointer: int, read_only: bool) pair, got {data!r}")
-    pointer, readonly = int(data[0]), bool(data[1])
-    if pointer < 0:
-        _fail(f"the data pointer {pointer} is negative")
-
-    strides = desc.get("strides")
-    if strides is None:
-        strides = c_strides(shape, dtype.itemsize)
-    else:
-        if not isinstance(strides, (tuple, list)) or len(strides) != len(shape) or not all(
-                isinstance(s, numbers.Integral) and not isinstance(s, bool) for s in strides):
-            _fail(f"'strides' must be None or {len(shape)} integers (bytes), got {strides!r}")
-        strides = tuple(int(s) for s in strides)
-
-    mask = desc.get("mask")
-    if mask is not None:
-        raise NotImplementedError("masked CUDA arrays ('mask' is not None) are not supported")
-
-    stream = desc.get("stream")
-    if stream is not None:
-        if not isinstance(stream, numbers.Integral) or isinstance(stream, bool):
-            _fail(f"'stream' must be None or an integer stream handle, got {stream!r}")
-        stream = int(stream)
-        if stream == 0:
-            _fail("'stream' is 0, which version 3 disallows as ambiguous: use 1 for the "
-                  "legacy default stream, 2 for the per-thread default stream, or None")
-
-    lo, hi = span(shape, strides, dtype.itemsize)
-    size = int(np.prod(shape, dtype=np.int64)) if shape else 1
-    if size and pointer == 0:
-        _fail(f"the data pointer is null for an array of {size} elements")
-    return ArrayInterface(shape, strides, dtype, pointer, readonly, stream, int(version), lo, hi)
-
-
-def kernel_params(parsed):
-    """Kernel parameters (Numba's array model) for a parsed interface."""
-    size = int(np.prod(parsed.shape, dtype=np.int64)) if parsed.shape else 1
-    return (0, 0, size, parsed.dtype.itemsize, parsed.pointer) + parsed.shape + parsed.strides
-
-
-def _streams_ordered(producer, consumer):
-    """True when work on stream value ``consumer`` is already ordered after ``producer``."""
-    if producer is None or producer == consumer:
-        return True
-    defaults = (0, 1, 2)
-    return producer in defaults and consumer in defaults
-
-
-def order_after(producer, consumer_stream, context):
-    """Make ``consumer_stream`` (a Stream) wait on the device for stream value ``producer``."""
-    if _streams_ordered(producer, consumer_stream.handle_value):
-        return
-    from numba_cuda.runtime import cudriver
-
-    drv = cudriver.driver()
-    event = getattr(context, "_interop_event", None)
-    if event is None:
-        event = context._interop_event = context.create_event(timing=False)
-    cudriver.call(drv.cuEventRecord, event.handle, drv.CUstream(producer))
-    cudriver.call(drv.cuStreamWaitEvent, consumer_stream.handle, event.handle, 0)
-
-
-def synchronize_producer(producer):
-    """Block until work on the producer's stream value has finished."""
-    if producer is None:
-        return
-    from numba_cuda.runtime import cudriver
-
-    drv = cudriver.driver()
-    cudriver.call(drv.cuStreamSynchronize, drv.CUstream(producer))
-
-
-def from_cuda_array_interface(desc, owner=None, sync=True):
-    """A DeviceNDArray viewing the memory an interface dict describes (zero-copy).
-
-    ``owner`` is kept alive as long as the array; with ``sync`` the producer's
-    stream is synchronised first (the interface's stream semantics).
-    """
-    from numba_cuda.runtime.devicearray import _OffsetAllocation
-    from numba_cuda.runtime.devices import current_context
-    from numba_cuda.runtime.memory import DeviceAllocation
-
-    parsed = parse_cuda_array_interface(desc)
-    if sync:
-        synchronize_producer(parsed.stream)
-    ctx = current_context()
-    data = DeviceAllocation(ctx, parsed.pointer + parsed.lo if parsed.hi > parsed.lo else
-                            parsed.pointer, parsed.hi - parsed.lo, owner=owner)
-    if parsed.lo < 0:
-        data = _OffsetAllocation(data, -parsed.lo)
-    return DeviceNDArray(parsed.shape, parsed.strides, parsed.dtype, stream=0, gpu_data=data)
-
+from numba_cuda.runtime import dlpack
+from numba_cuda.runtime.array_interface import (  # noqa: F401 - public here too
+    ArrayInterface,
+    kernel_params,
+    order_after,
+    parse_cuda_array_interface,
+    synchronize_producer,
+)
+from numba_cuda.runtime.array_layout import span
+from numba_cuda.runtime.devicearray import (  # noqa: F401 - public here too
+    DeviceNDArray,
+    _OffsetAllocation,
+    from_cuda_array_interface,
+)
+from numba_cuda.runtime.devices import current_context
+from numba_cuda.runtime.memory import DeviceAllocation
 
 def is_cuda_array(obj):
     """True for objects exporting the CUDA Array Interface (device arrays, CuPy, PyTorch ...)."""
@@ -198,11 +39,30 @@ def as_cuda_array(obj, sync=True):
     if desc is not None:
         return from_cuda_array_interface(desc, owner=obj, sync=sync)
     if hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__"):
-        from numba_cuda.runtime import dlpack
-
         if dlpack.is_cuda_device(obj.__dlpack_device__()):
-            return dlpack.from_dlpack(obj)
+            return from_dlpack(obj)
     raise TypeError(
         f"{type(obj).__name__} is not a CUDA array: it exports neither "
         f"__cuda_array_interface__ nor DLPack on a CUDA device (copy host data with "
         f"cuda.to_device)")
+
+
+def from_dlpack(obj, stream=None):
+    """A zero-copy DeviceNDArray over a DLPack producer whose data is on a CUDA device."""
+    dev = obj.__dlpack_device__()
+    if not dlpack.is_cuda_device(dev):
+        raise BufferError(f"DLPack device {tuple(dev)} is not a CUDA device")
+    consumer = 1 if stream is None else int(stream.handle_value if hasattr(stream, "handle_value")
+                                            else stream)
+    try:
+        capsule = obj.__dlpack__(stream=consumer, max_version=dlpack.DLPACK_VERSION)
+    except TypeError:  # producers older than DLPack 1.0 take no max_version
+        capsule = obj.__dlpack__(stream=consumer)
+    info, keeper = dlpack.consume_capsule(capsule, obj)
+    lo, hi = span(info["shape"], info["strides"], info["dtype"].itemsize)
+    ctx = current_context()
+    data = DeviceAllocation(ctx, info["pointer"] + lo if hi > lo else info["pointer"], hi - lo,
+                            owner=keeper)
+    if lo < 0:
+        data = _OffsetAllocation(data, -lo)
+    return DeviceNDArray(info["shape"], info["strides"], info["dtype"], gpu_data=data)

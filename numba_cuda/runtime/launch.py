@@ -17,7 +17,8 @@ import numbers
 from numba_cuda.errors import LaunchConfigError, LinkerError
 from numba_cuda.runtime import cudriver
 from numba_cuda.runtime.argpack import LaunchState
-from numba_cuda.runtime.streams import PER_THREAD_DEFAULT, as_stream, per_thread_default_is_default
+from numba_cuda.runtime.current_streams import as_stream
+from numba_cuda.runtime.streams import PER_THREAD_DEFAULT, per_thread_default_is_default
 
 #: Dynamic shared memory a kernel may use without opting in (cuFuncSetAttribute).
 DEFAULT_DYNAMIC_SHARED_LIMIT = 48 * 1024

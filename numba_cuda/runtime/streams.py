@@ -1,4 +1,5 @@
-"""Streams and events."""
+"""Streams and events.  (The current context's default stream and ``Stream`` objects for
+0/None/int handles are in ``current_streams``.)"""
 
 import contextlib
 import os
@@ -109,39 +110,13 @@ class Stream:
 
 
 def stream_handle(stream):
-    """The ``CUstream`` for a Stream, 0/None (default), or an int handle."""
+    """The ``CUstream`` for a Stream, 0/None (the default stream: per-thread with
+    ``NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM=1``), or an int handle."""
     if stream is None or stream == 0:
-        return current_default_stream().handle
+        return cudriver.driver().CUstream(PER_THREAD_DEFAULT if per_thread_default_is_default() else 0)
     if isinstance(stream, Stream):
         return stream.handle
     return cudriver.driver().CUstream(int(stream))
-
-
-def as_stream(stream):
-    """A Stream object for a Stream, 0/None (the default stream) or an int handle."""
-    if isinstance(stream, Stream):
-        return stream
-    if stream is None or stream == 0:
-        return current_default_stream()
-    from numba_cuda.runtime.devices import current_context
-
-    return external_stream(int(stream), context=current_context())
-
-
-def current_default_stream():
-    from numba_cuda.runtime.devices import current_context
-
-    value = PER_THREAD_DEFAULT if per_thread_default_is_default() else 0
-    return current_context().special_stream(value)
-
-
-def external_stream(ptr, context=None):
-    """Wrap a stream made elsewhere (an int handle); it is never destroyed by numba-cuda."""
-    if context is None:
-        from numba_cuda.runtime.devices import current_context
-
-        context = current_context()
-    return Stream(context, cudriver.driver().CUstream(int(ptr)), owned=False, external=True)
 
 
 class Event:

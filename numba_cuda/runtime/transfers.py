@@ -1,193 +1,34 @@
-"""Copies between host and device memory.
+"""Copies between host and device memory: ``to_device``, and copies into device arrays from
+host or device values (the copying itself is in ``memcopy``).
 
 ``stream`` is a Stream, or 0/None for the default stream (then the
-synchronous driver copies are used).  Device arrays that are not contiguous
-are read or written through the bytes they span: the span is copied as a
-whole and the elements are picked (or merged) on the host.
+synchronous driver copies are used).
 """
 
 import numpy as np
 
-from numba_cuda.runtime import cudriver
-from numba_cuda.runtime.devicearray import DeviceNDArray, span
-
-
-def _is_default(stream):
-    return stream is None or (not hasattr(stream, "handle") and stream == 0)
-
-
-def _handle(stream):
-    from numba_cuda.runtime.streams import stream_handle
-
-    return stream_handle(stream)
-
-
-def _memcpy(call, dst, src, nbytes, stream):
-    """``cuMemcpy<call>`` on the default stream, ``cuMemcpy<call>Async`` on another one.
-    ``dst``/``src`` are already in the binding's types (CUdeviceptr for device memory)."""
-    drv = cudriver.driver()
-    if _is_default(stream):
-        name = f"cuMemcpy{call}"
-        cudriver.check(getattr(drv, name)(dst, src, nbytes)[0], name)
-    else:
-        name = f"cuMemcpy{call}Async"
-        cudriver.check(getattr(drv, name)(dst, src, nbytes, _handle(stream))[0], name)
-
-
-def memcpy_htod(dst_ptr, src_ptr, nbytes, stream=0):
-    if nbytes:
-        _memcpy("HtoD", cudriver.driver().CUdeviceptr(dst_ptr), src_ptr, nbytes, stream)
-
-
-def memcpy_dtoh(dst_ptr, src_ptr, nbytes, stream=0):
-    if nbytes:
-        _memcpy("DtoH", dst_ptr, cudriver.driver().CUdeviceptr(src_ptr), nbytes, stream)
-
-
-def memcpy_dtod(dst_ptr, src_ptr, nbytes, stream=0):
-    if nbytes:
-        ptr = cudriver.driver().CUdeviceptr
-        _memcpy("DtoD", ptr(dst_ptr), ptr(src_ptr), nbytes, stream)
-
-
-def _context_of(dev):
-    return getattr(getattr(dev, "gpu_data", None), "context", None)
-
-
-def copy_device_to_device(dst, src, stream=0):
-    """Copy the bytes of device array ``src`` into ``dst`` (same layout).  Between arrays of
-    two devices this is a peer copy (``cuMemcpyPeer``: direct over NVLink/PCIe where the
-    devices can access each other, staged by the driver otherwise)."""
-    nbytes = dst.nbytes
-    dst_ctx, src_ctx = _context_of(dst), _context_of(src)
-    if dst_ctx is None or src_ctx is None or dst_ctx is src_ctx:
-        memcpy_dtod(dst.device_pointer_value, src.device_pointer_value, nbytes, stream)
-        return
-    if not nbytes:
-        return
-    drv = cudriver.driver()
-    args = (drv.CUdeviceptr(dst.device_pointer_value), dst_ctx.handle,
-            drv.CUdeviceptr(src.device_pointer_value), src_ctx.handle, nbytes)
-    if _is_default(stream):
-        cudriver.check(drv.cuMemcpyPeer(*args)[0], "cuMemcpyPeer")
-    else:
-        cudriver.check(drv.cuMemcpyPeerAsync(*args, _handle(stream))[0], "cuMemcpyPeerAsync")
-
-
-def _host_ptr(arr):
-    return arr.__array_interface__["data"][0]
-
-
-def _sync(stream):
-    if not _is_default(stream):
-        stream.synchronize()
-
-
-def _span_bytes(dev, stream):
-    """(host uint8 buffer holding the bytes ``dev`` spans, byte offset of element 0 in it)."""
-    lo, hi = span(dev.shape, dev.strides, dev.dtype.itemsize)
-    buf = np.empty(hi - lo, dtype=np.uint8)
-    memcpy_dtoh(_host_ptr(buf), dev.device_pointer_value + lo, hi - lo, stream)
-    return buf, -lo
-
-
-def _check_same(dev, host):
-    if host.shape != dev.shape:
-        raise ValueError(f"shape mismatch: device array {dev.shape}, host array {host.shape}")
-    if host.dtype != dev.dtype:
-        raise TypeError(f"dtype mismatch: device array {dev.dtype}, host array {host.dtype}")
-
-
-def device_to_host(dev, ary=None, stream=0):
-    """Copy ``dev`` to ``ary`` (or to a new array with ``dev``'s layout); return it."""
-    contiguous = dev.is_c_contiguous() or dev.is_f_contiguous()
-    if ary is None:
-        if contiguous:
-            order = "C" if dev.is_c_contiguous() else "F"
-            ary = np.empty(dev.shape, dtype=dev.dtype, order=order)
-            memcpy_dtoh(_host_ptr(ary), dev.device_pointer_value, dev.nbytes, stream)
-            return ary
-        buf, offset = _span_bytes(dev, stream)
-        _sync(stream)
-        return np.ndarray(dev.shape, dtype=dev.dtype, buffer=buf, offset=offset,
-                          strides=dev.strides)
-    if not isinstance(ary, np.ndarray):
-        raise TypeError(f"copy_to_host needs a numpy array to copy into, got {type(ary).__name__}")
-    _check_same(dev, ary)
-    if not ary.flags["WRITEABLE"]:
-        raise ValueError("copy_to_host: the destination array is read-only")
-    if contiguous and ary.strides == dev.strides:
-        memcpy_dtoh(_host_ptr(ary), dev.device_pointer_value, dev.nbytes, stream)
-        return ary
-    ary[...] = device_to_host(dev, None, stream)
-    return ary
-
-
-def _device_source(value):
-    """A DeviceNDArray for a device-side value (device array, CAI or DLPack object), or None."""
-    if isinstance(value, DeviceNDArray):
-        return value
-    if hasattr(value, "__cuda_array_interface__") and not isinstance(value, np.ndarray):
-        from numba_cuda.runtime.interop import as_cuda_array
-
-        return as_cuda_array(value)
-    if isinstance(value, np.ndarray) and hasattr(value, "__cuda_array_interface__"):
-        return None  # mapped/managed numpy arrays: read through the host side
-    return None
+from numba_cuda.runtime import memcopy
+from numba_cuda.runtime.array_layout import c_strides
+from numba_cuda.runtime.devicearray import DeviceNDArray, device_source
+from numba_cuda.runtime.memcopy import (  # noqa: F401 - public here too
+    copy_device_to_device,
+    device_to_host,
+    memcpy_dtod,
+    memcpy_dtoh,
+    memcpy_htod,
+)
 
 
 def to_device_array(dev, ary, stream=0):
     """Copy ``ary`` (host or device) into the device array ``dev`` (same shape and dtype)."""
-    src = _device_source(ary)
-    if src is not None:
-        if src.shape != dev.shape or src.dtype != dev.dtype:
-            raise ValueError(f"copy_to_device: source {src.shape} {src.dtype} does not match "
-                             f"destination {dev.shape} {dev.dtype}")
-        if src.strides == dev.strides and (dev.is_c_contiguous() or dev.is_f_contiguous()):
-            copy_device_to_device(dev, src, stream)
-            return
-        assign(dev, device_to_host(src, None, stream), stream)
-        return
-    host = np.asarray(ary)
-    if host.dtype != dev.dtype and host.shape == dev.shape:
-        raise TypeError(f"copy_to_device: dtype mismatch, device array {dev.dtype}, "
-                        f"host array {host.dtype}")
-    if host.shape != dev.shape:
-        raise ValueError(f"copy_to_device: shape mismatch, device array {dev.shape}, "
-                         f"host array {host.shape}")
-    assign(dev, host, stream)
+    memcopy.to_device_array(dev, ary, stream, device_source(ary))
 
 
 def assign(dev, value, stream=0):
     """``dev[...] = value``: value is a host scalar/array (broadcast to dev) or a device array."""
-    src = _device_source(value)
-    if src is not None:
-        if src.shape == dev.shape and src.dtype == dev.dtype and src.strides == dev.strides \
-                and (dev.is_c_contiguous() or dev.is_f_contiguous()):
-            copy_device_to_device(dev, src, stream)
-            return
-        value = device_to_host(src, None, stream)
-    host = np.broadcast_to(np.asarray(value, dtype=dev.dtype), dev.shape)
-    if dev.size == 0:
-        return
-    if dev.is_c_contiguous():
-        data = np.ascontiguousarray(host)
-    elif dev.is_f_contiguous():
-        data = np.asfortranarray(host)
-    else:
-        # Strided destination: read the bytes it spans, merge, write them back.
-        buf, offset = _span_bytes(dev, stream)
-        _sync(stream)
-        merged = np.ndarray(dev.shape, dtype=dev.dtype, buffer=buf, offset=offset,
-                            strides=dev.strides)
-        merged[...] = host
-        lo = -offset
-        memcpy_htod(dev.device_pointer_value + lo, _host_ptr(buf), buf.nbytes, stream)
-        _sync(stream)
-        return
-    # A temporary (pageable) host copy may go away at once: the driver stages pageable
-    # sources before cuMemcpyHtoDAsync returns.
-    memcpy_htod(dev.device_pointer_value, _host_ptr(data), dev.nbytes, stream)
+    memcopy.assign(dev, value, stream, device_source(value))
+
+
 
 
 def to_device(obj, stream=0, copy=True, to=None):
@@ -208,11 +49,9 @@ def to_device(obj, stream=0, copy=True, to=None):
     else:
         host = np.ascontiguousarray(host)
         strides = host.strides
-    from numba_cuda.runtime.devicearray import c_strides
-
     if any(s < 0 for s in strides) or host.size == 0:
         strides = c_strides(host.shape, host.dtype.itemsize)
     dev = DeviceNDArray(host.shape, strides, host.dtype, stream=stream)
     if copy and host.size:
-        memcpy_htod(dev.device_pointer_value, _host_ptr(host), dev.nbytes, stream)
+        memcpy_htod(dev.device_pointer_value, memcopy.host_pointer(host), dev.nbytes, stream)
     return dev

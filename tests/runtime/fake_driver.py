@@ -163,12 +163,12 @@ class FakeDriver:
 
     # -- plumbing -------------------------------------------------------------------
     def install(self, monkeypatch):
-        from numba_cuda.runtime import cudriver, devices
+        from numba_cuda.runtime import context_stack, cudriver, devices
 
         monkeypatch.setattr(cudriver, "_driver", self)
         monkeypatch.setattr(cudriver, "_failure", None)
         monkeypatch.setattr(devices, "_devices", None)
-        monkeypatch.setattr(devices, "_tls", threading.local())
+        monkeypatch.setattr(context_stack, "_tls", threading.local())
         self.initialised = True
         return self
 

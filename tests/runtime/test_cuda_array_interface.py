@@ -3,12 +3,12 @@
 import numpy as np
 import pytest
 
-from numba_cuda.runtime.interop import (
+from numba_cuda.runtime.array_interface import (
     _streams_ordered,
-    is_cuda_array,
     kernel_params,
     parse_cuda_array_interface,
 )
+from numba_cuda.runtime.interop import is_cuda_array
 
 
 def cai(**overrides):

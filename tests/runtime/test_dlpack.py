@@ -6,7 +6,7 @@ import gc
 import numpy as np
 import pytest
 
-from numba_cuda.runtime import dlpack
+from numba_cuda.runtime import dlpack, interop
 
 
 class HostExport:
@@ -86,4 +86,4 @@ def test_strides_must_be_whole_elements():
 
 def test_non_cuda_producer_is_refused():
     with pytest.raises(BufferError, match="not a CUDA device"):
-        dlpack.from_dlpack(np.arange(3))
+        interop.from_dlpack(np.arange(3))

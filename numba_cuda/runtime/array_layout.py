@@ -1,0 +1,78 @@
+"""Layout math of arrays in device memory, shared by every module that makes or reads device
+arrays (``devicearray``, ``memcopy``, ``array_interface``, ``dlpack``, ``interop``, ``transfers``).
+
+Index arithmetic (slicing, views, transposes) is done by numpy on a *layout array*: an ndarray
+whose data pointer is the device address and whose memory is never read.
+"""
+
+import numpy as np
+
+_NULL_BASE = 1 << 40  # stands in for a null device pointer in layout arrays
+
+
+class _Layout:
+    """Exposes an address + shape/strides/dtype through ``__array_interface__``."""
+
+    __slots__ = ("__array_interface__",)
+
+    def __init__(self, pointer, shape, strides, dtype):
+        self.__array_interface__ = {
+            "shape": tuple(shape), "strides": tuple(strides), "typestr": dtype.str,
+            "descr": dtype.descr if dtype.fields is not None else [("", dtype.str)],
+            "data": (pointer, False), "version": 3,
+        }
+
+
+def layout_array(pointer, shape, strides, dtype):
+    """An ndarray describing device memory (never dereference it)."""
+    base = pointer if pointer else _NULL_BASE
+    arr = np.asarray(_Layout(base, shape, strides, dtype))
+    if arr.dtype != dtype:  # structured dtypes come back as void: restore the real one
+        arr = arr.view(dtype)
+    return arr
+
+
+def c_strides(shape, itemsize):
+    strides = []
+    step = itemsize
+    for extent in reversed(shape):
+        strides.append(step)
+        step *= max(extent, 1)
+    return tuple(reversed(strides))
+
+
+def f_strides(shape, itemsize):
+    strides = []
+    step = itemsize
+    for extent in shape:
+        strides.append(step)
+        step *= max(extent, 1)
+    return tuple(strides)
+
+
+def span(shape, strides, itemsize):
+    """(lowest byte offset, highest byte offset + 1) touched by an array layout."""
+    if any(extent == 0 for extent in shape):
+        return 0, 0
+    lo = hi = 0
+    for extent, stride in zip(shape, strides):
+        if stride < 0:
+            lo += (extent - 1) * stride
+        else:
+            hi += (extent - 1) * stride
+    return lo, hi + itemsize
+
+
+def is_contiguous(shape, strides, itemsize, order):
+    """numpy's contiguity rule (dimensions of extent 1 may have any stride)."""
+    if any(extent == 0 for extent in shape):
+        return True
+    expect = itemsize
+    dims = zip(shape, strides)
+    for extent, stride in (reversed(list(dims)) if order == "C" else dims):
+        if extent == 1:
+            continue
+        if stride != expect:
+            return False
+        expect *= extent
+    return True
