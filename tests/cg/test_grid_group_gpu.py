@@ -4,6 +4,8 @@ numpy), size()/thread_rank(), max_cooperative_grid_blocks, and the too-large-gri
 import numpy as np
 import pytest
 
+from tests import kernel_sources
+
 pytestmark = pytest.mark.gpu
 
 
@@ -15,27 +17,8 @@ def cuda():
 
 
 def _kernels(cuda):
-    @cuda.jit
-    def shift_rounds(a, rounds):
-        g = cuda.cg.this_grid()
-        i = cuda.grid(1)
-        n = a.size
-        for _ in range(rounds):
-            v = a[(i + 1) % n]
-            g.sync()
-            a[i] = v
-            g.sync()
-
-    @cuda.jit
-    def ranks(out):
-        g = cuda.cg.this_grid()
-        r = g.thread_rank()
-        block = cuda.blockIdx.x + cuda.gridDim.x * cuda.blockIdx.y
-        inblock = cuda.threadIdx.x + cuda.blockDim.x * cuda.threadIdx.y
-        out[r, 0] = g.size()
-        out[r, 1] = block * (cuda.blockDim.x * cuda.blockDim.y) + inblock
-
-    return shift_rounds, ranks
+    """The kernels of tests/kernel_sources.py (the simulator test runs the same ones)."""
+    return cuda.jit(kernel_sources.shift_rounds), cuda.jit(kernel_sources.ranks)
 
 
 def test_grid_sync_across_every_resident_block(cuda):

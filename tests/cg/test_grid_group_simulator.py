@@ -3,33 +3,26 @@ order memory across blocks, size()/thread_rank() agree with the launch, too-larg
 
 import json
 
+from tests.kernel_sources import SOURCE_DIR
+
 
 def test_grid_sync_size_rank_and_limits_in_the_simulator(run_script):
+    # The kernels are those of tests/kernel_sources.py, which the GPU tests run too.
     proc = run_script("""
         import json
+        import sys
         import numpy as np
         from numba import cuda
         from numba_cuda.errors import LaunchConfigError
 
-        @cuda.jit
-        def shift_rounds(a, rounds):
-            g = cuda.cg.this_grid()
-            i = cuda.grid(1)
-            n = a.size
-            for _ in range(rounds):
-                v = a[(i + 1) % n]
-                g.sync()          # everyone has read before anyone writes
-                a[i] = v
-                g.sync()
+        import numba_cuda
 
-        @cuda.jit
-        def ranks(out):
-            g = cuda.cg.this_grid()
-            r = g.thread_rank()
-            block = cuda.blockIdx.x + cuda.gridDim.x * cuda.blockIdx.y
-            inblock = cuda.threadIdx.x + cuda.blockDim.x * cuda.threadIdx.y
-            out[r, 0] = g.size()
-            out[r, 1] = block * (cuda.blockDim.x * cuda.blockDim.y) + inblock
+        assert numba_cuda.USE_SIMULATOR
+        sys.path.insert(0, SOURCE_DIR)
+        import kernel_sources
+
+        shift_rounds = cuda.jit(kernel_sources.shift_rounds)
+        ranks = cuda.jit(kernel_sources.ranks)
 
         a = np.arange(24, dtype=np.int64)
         shift_rounds[6, 4](a, 5)
@@ -43,7 +36,7 @@ def test_grid_sync_size_rank_and_limits_in_the_simulator(run_script):
             refused = str(exc)
         print(json.dumps({"a": a.tolist(), "size": out[:, 0].tolist(),
                           "rank": out[:, 1].tolist(), "refused": refused}))
-    """, env={"NUMBA_ENABLE_CUDASIM": "1"})
+    """.replace("SOURCE_DIR", repr(SOURCE_DIR)), env={"NUMBA_ENABLE_CUDASIM": "1"})
     assert proc.returncode == 0, proc.stderr
     got = json.loads(proc.stdout.strip().splitlines()[-1])
     assert got["a"] == [(i + 5) % 24 for i in range(24)]

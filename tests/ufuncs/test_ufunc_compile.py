@@ -9,24 +9,14 @@ from numba import boolean, complex128, cuda, float32, float64, int32, int64, uin
 from numba.core.errors import TypingError
 
 from numba_cuda.ufuncs.loops import Loop, Scalar, UfuncTypeError, select_loop
-
-
-def _rel(a, b):
-    return 2 * (a - b) / (a + b)
+from tests.kernel_sources import matmul as _matmul
+from tests.kernel_sources import rel as _rel
+from tests.kernel_sources import scaled_sum
 
 
 def make_rel():
     return numba.vectorize(["float32(float32, float32)", "float64(float64, float64)"],
                            target="cuda")(_rel)
-
-
-def _matmul(a, b, c):
-    for i in range(c.shape[0]):
-        for j in range(c.shape[1]):
-            s = 0.0
-            for k in range(a.shape[1]):
-                s += a[i, k] * b[k, j]
-            c[i, j] = s
 
 
 def make_matmul():
@@ -47,7 +37,7 @@ def test_numba_decorators_use_numba_cuda_builders():
     assert GUVectorize.target_registry["cuda"] is ours.CUDAGUFuncVectorize
     rel = make_rel()
     assert type(rel).__module__ == "numba_cuda.ufuncs.vectorize"
-    assert rel.__name__ == "_rel" and rel.nin == 2 and rel.nout == 1
+    assert rel.__name__ == "rel" and rel.nin == 2 and rel.nout == 1
     assert rel.types == ["ff->f", "dd->d"] and rel.ntypes == 2
     assert rel.backend.name == "gpu"
     matmul = make_matmul()
@@ -93,14 +83,8 @@ def test_gufunc_kernels(kernel_ptx):
     kernel = matmul.kernel(matmul.loops[0], 2)
     kernel_ptx(kernel, (float32[:, :, :, ::1], float32[:, :, :, :], float32[:, :, :, ::1], int64))
 
-    def scale_sum(a, k, out):
-        s = 0.0
-        for i in range(a.shape[0]):
-            s += a[i] * k
-        out[0] = s
-
     gu = numba.guvectorize(["void(float64[:], float64, float64[:])"], "(n),()->()",
-                           target="cuda")(scale_sum)
+                           target="cuda")(scaled_sum)
     assert gu.kinds == ("array", "scalar", "cell")
     kernel_ptx(gu.kernel(gu.loops[0], 1), (float64[:, ::1], float64[:], float64[::1], int64))
 

@@ -3,6 +3,8 @@
 import numpy as np
 import pytest
 
+from tests import kernel_sources
+
 pytestmark = pytest.mark.gpu
 
 
@@ -17,11 +19,8 @@ def cuda():
 def rel():
     from numba import vectorize
 
-    @vectorize(["float32(float32, float32)", "float64(float64, float64)"], target="cuda")
-    def rel(a, b):
-        return 2 * (a - b) / (a + b)
-
-    return rel
+    return vectorize(["float32(float32, float32)", "float64(float64, float64)"],
+                     target="cuda")(kernel_sources.rel)
 
 
 def expected_rel(a, b):
@@ -75,16 +74,9 @@ def test_vectorize_scalars_only_and_empty(rel):
 def test_guvectorize_matmul(cuda):
     from numba import guvectorize
 
-    @guvectorize(["void(float32[:,:], float32[:,:], float32[:,:])",
-                  "void(float64[:,:], float64[:,:], float64[:,:])"],
-                 "(m,n),(n,p)->(m,p)", target="cuda")
-    def matmul(a, b, c):
-        for i in range(c.shape[0]):
-            for j in range(c.shape[1]):
-                s = 0.0
-                for k in range(a.shape[1]):
-                    s += a[i, k] * b[k, j]
-                c[i, j] = s
+    matmul = guvectorize(["void(float32[:,:], float32[:,:], float32[:,:])",
+                          "void(float64[:,:], float64[:,:], float64[:,:])"],
+                         "(m,n),(n,p)->(m,p)", target="cuda")(kernel_sources.matmul)
 
     rng = np.random.default_rng(1)
     a = rng.random((64, 8, 6))
@@ -100,17 +92,8 @@ def test_guvectorize_matmul(cuda):
 def test_guvectorize_scalar_inputs_and_two_outputs(cuda):
     from numba import guvectorize
 
-    @guvectorize(["void(float64[:], float64, float64[:], float64[:])"], "(n),()->(),()",
-                 target="cuda")
-    def scaled_min_max(a, k, lo, hi):
-        lo[0] = a[0] * k
-        hi[0] = a[0] * k
-        for i in range(1, a.shape[0]):
-            v = a[i] * k
-            if v < lo[0]:
-                lo[0] = v
-            if v > hi[0]:
-                hi[0] = v
+    scaled_min_max = guvectorize(["void(float64[:], float64, float64[:], float64[:])"],
+                                 "(n),()->(),()", target="cuda")(kernel_sources.scaled_min_max)
 
     data = np.random.default_rng(2).random((1000, 17))
     lo, hi = scaled_min_max(data, 3.0)
@@ -123,10 +106,7 @@ def test_guvectorize_scalar_inputs_and_two_outputs(cuda):
 
 @pytest.mark.parametrize("n", [1, 255, 256, 257, 100_000, 3_000_001])
 def test_reduce_sum(cuda, n):
-    @cuda.reduce
-    def total(a, b):
-        return a + b
-
+    total = cuda.reduce(kernel_sources.add)
     values = np.arange(n, dtype=np.int64) % 1000 - 300
     assert total(values) == values.sum()
     assert total(cuda.to_device(values), init=5) == values.sum() + 5
@@ -134,10 +114,7 @@ def test_reduce_sum(cuda, n):
 
 
 def test_reduce_max_res_stream_float(cuda):
-    @cuda.reduce
-    def biggest(a, b):
-        return max(a, b)
-
+    biggest = cuda.reduce(kernel_sources.biggest)
     values = np.random.default_rng(3).random(1_234_567)
     stream = cuda.stream()
     res = cuda.device_array(1, np.float64)
@@ -147,10 +124,7 @@ def test_reduce_max_res_stream_float(cuda):
     assert res.copy_to_host()[0] == values.max()
     f32 = np.ones(10_000, np.float32)
 
-    @cuda.reduce
-    def fsum(a, b):
-        return a + b
-
+    fsum = cuda.reduce(kernel_sources.add)
     got = fsum(f32)
     assert got == np.float32(10_000) and got.dtype == np.float32
     assert fsum(np.zeros(0, np.float32), init=2.5) == 2.5
@@ -159,10 +133,7 @@ def test_reduce_max_res_stream_float(cuda):
 def test_ufunc_reduce(cuda):
     from numba import vectorize
 
-    @vectorize(["int64(int64, int64)"], target="cuda")
-    def add(a, b):
-        return a + b
-
+    add = vectorize(["int64(int64, int64)"], target="cuda")(kernel_sources.add)
     values = np.arange(100_001, dtype=np.int64)
     assert add.reduce(values) == values.sum()
     assert add.reduce(cuda.to_device(values)) == values.sum()

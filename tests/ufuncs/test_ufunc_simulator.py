@@ -15,6 +15,8 @@ from numba_cuda.ufuncs import reduction
 from numba_cuda.ufuncs.backend import SimulatorBackend
 from numba_cuda.ufuncs.gufunc import CUDAGUFuncVectorize
 from numba_cuda.ufuncs.vectorize import CUDAVectorize
+from tests import kernel_sources
+from tests.kernel_sources import SOURCE_DIR
 
 
 def vectorize(sigs):
@@ -37,9 +39,8 @@ def guvectorize(sigs, layout):
     return wrap
 
 
-@vectorize(["float32(float32, float32)", "float64(float64, float64)"])
-def rel(a, b):
-    return 2 * (a - b) / (a + b)
+# The kernels of tests/kernel_sources.py, which the GPU tests run too.
+rel = vectorize(["float32(float32, float32)", "float64(float64, float64)"])(kernel_sources.rel)
 
 
 def expected_rel(a, b):
@@ -149,15 +150,9 @@ def test_ufunc_reduce_method():
 # ---- guvectorize -----------------------------------------------------------------------------
 
 
-@guvectorize(["void(float32[:,:], float32[:,:], float32[:,:])",
-              "void(float64[:,:], float64[:,:], float64[:,:])"], "(m,n),(n,p)->(m,p)")
-def matmul(a, b, c):
-    for i in range(c.shape[0]):
-        for j in range(c.shape[1]):
-            s = 0.0
-            for k in range(a.shape[1]):
-                s += a[i, k] * b[k, j]
-            c[i, j] = s
+matmul = guvectorize(["void(float32[:,:], float32[:,:], float32[:,:])",
+                      "void(float64[:,:], float64[:,:], float64[:,:])"],
+                     "(m,n),(n,p)->(m,p)")(kernel_sources.matmul)
 
 
 def test_gufunc_batched_and_broadcast():
@@ -190,12 +185,8 @@ def test_gufunc_outputs_positional_out_and_device():
 
 
 def test_gufunc_scalar_and_cell_arguments():
-    @guvectorize(["void(float64[:], float64, float64[:])"], "(n),()->()")
-    def scaled_sum(a, k, out):
-        s = 0.0
-        for i in range(a.shape[0]):
-            s += a[i] * k
-        out[0] = s
+    scaled_sum = guvectorize(["void(float64[:], float64, float64[:])"],
+                             "(n),()->()")(kernel_sources.scaled_sum)
 
     x = np.arange(12.0).reshape(3, 4)
     np.testing.assert_allclose(scaled_sum(x, 2.0), (x * 2).sum(axis=1))
@@ -233,18 +224,10 @@ def test_gufunc_call_errors():
 # ---- the GPU reduction algorithm, run by the simulator ------------------------------------------
 
 
-def _sum(a, b):
-    return a + b
-
-
-def _max(a, b):
-    return a if a > b else b
-
-
 @pytest.mark.parametrize("n", [1, 2, 255, 256, 257, 1000, 2 * 256 + 3, 5 * 256 + 1])
 def test_reduction_sizes(monkeypatch, n):
     monkeypatch.setattr(reduction, "MAX_BLOCKS", 3)  # > 3 blocks of data: grid-stride loops
-    r = reduction.Reduce(_sum, backend=SimulatorBackend())
+    r = reduction.Reduce(kernel_sources.add, backend=SimulatorBackend())
     values = np.arange(n, dtype=np.int64) * 3 - 7
     assert r(values) == values.sum()
     assert r(values, init=11) == values.sum() + 11
@@ -252,7 +235,7 @@ def test_reduction_sizes(monkeypatch, n):
 
 
 def test_reduction_res_stream_and_types():
-    r = reduction.Reduce(_max, backend=SimulatorBackend())
+    r = reduction.Reduce(kernel_sources.biggest, backend=SimulatorBackend())
     values = np.random.default_rng(8).random(3001)
     res = sim.device_array(1, np.float64)
     stream = sim.stream()
@@ -260,7 +243,7 @@ def test_reduction_res_stream_and_types():
     stream.synchronize()
     assert res.copy_to_host()[0] == values.max()
     assert r(values, init=2.0) == 2.0
-    c = reduction.Reduce(_sum, backend=SimulatorBackend())
+    c = reduction.Reduce(kernel_sources.add, backend=SimulatorBackend())
     z = (np.arange(50) + 1j * np.arange(50)).astype(np.complex128)
     assert c(z) == z.sum()
     f32 = np.ones(700, np.float32)
@@ -278,22 +261,16 @@ def test_decorators_and_reduce_in_a_simulator_process(run_script):
     proc = run_script("""
         import json
         import numpy as np
+        import sys
         from numba import cuda, guvectorize, vectorize
 
-        @vectorize(["float64(float64, float64)"], target="cuda")
-        def hyp(a, b):
-            return (a * a + b * b) ** 0.5
+        sys.path.insert(0, SOURCE_DIR)
+        import kernel_sources
 
-        @guvectorize(["void(float64[:], float64[:])"], "(n)->(n)", target="cuda")
-        def cumsum(a, out):
-            s = 0.0
-            for i in range(a.shape[0]):
-                s += a[i]
-                out[i] = s
-
-        @cuda.reduce
-        def total(a, b):
-            return a + b
+        hyp = vectorize(["float64(float64, float64)"], target="cuda")(kernel_sources.hyp)
+        cumsum = guvectorize(["void(float64[:], float64[:])"], "(n)->(n)",
+                             target="cuda")(kernel_sources.cumsum)
+        total = cuda.reduce(kernel_sources.add)
 
         x = np.arange(10.0)
         res = cuda.device_array(1, np.float64)
@@ -306,7 +283,7 @@ def test_decorators_and_reduce_in_a_simulator_process(run_script):
             "res": float(res.copy_to_host()[0]),
             "reduce_is_sim": type(total).__module__,
         }))
-    """, env={"NUMBA_ENABLE_CUDASIM": "1"})
+    """.replace("SOURCE_DIR", repr(SOURCE_DIR)), env={"NUMBA_ENABLE_CUDASIM": "1"})
     assert proc.returncode == 0, proc.stderr
     got = json.loads(proc.stdout.strip().splitlines()[-1])
     x = np.arange(10.0)
