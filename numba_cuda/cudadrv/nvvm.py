@@ -1,12 +1,71 @@
-"""Numba's ``cudadrv.nvvm``: libNVVM access, re-exported from the compiler."""
+"""Numba's ``cudadrv.nvvm``: libNVVM access, re-exported from the compiler.
+
+Besides the compiler's own functions, the names of Numba's module that code
+uses directly: ``is_available()``, ``add_ir_version(module)``,
+``NVVM().data_layout`` / ``NVVM().get_ir_version()``, and
+``compile_ir(llvmir, **options)`` in Numba's form (one IR text, options as
+keywords, PTX returned as bytes), which goes through the compiler's
+:func:`numba_cuda.compiler.nvvm.compile_ir`.
+"""
 
 from numba_cuda.compiler.capability import supported_ccs as get_supported_ccs  # noqa: F401
 from numba_cuda.compiler.nvvm import (  # noqa: F401
     accepts_arch,
     bindings,
-    compile_ir,
     ir_version,
     libdevice_bitcode,
     version,
 )
+from numba_cuda.compiler.nvvm import compile_ir as _compile_ir
+from numba_cuda.compiler.nvvmir import DATA_LAYOUT as _DATA_LAYOUT
+from numba_cuda.compiler.nvvmir import add_ir_version  # noqa: F401
 from numba_cuda.errors import NvvmError  # noqa: F401
+
+
+def is_available():
+    """True when libNVVM can be loaded."""
+    try:
+        bindings()
+    except Exception:  # noqa: BLE001 - any failure to load means "not available"
+        return False
+    return True
+
+
+class NVVM:
+    """What Numba's ``NVVM()`` singleton tells code about libNVVM."""
+
+    data_layout = _DATA_LAYOUT
+
+    def get_version(self):
+        return version()
+
+    def get_ir_version(self):
+        return ir_version()
+
+
+def _default_arch():
+    from numba_cuda.compiler.capability import default_cc
+
+    major, minor = default_cc()
+    return f"compute_{major}{minor}"
+
+
+def compile_ir(llvmir, arch=None, options=None, **named_options):
+    """Compile NVVM IR and return the PTX as bytes.
+
+    Numba's form: ``compile_ir(text_or_list_of_texts, arch="compute_75", opt=3, ...)`` (a
+    keyword option ``k=v`` becomes ``-k=v``; booleans become ``1``/``0``).  The compiler's
+    form, ``compile_ir([(name, text), ...], "compute_90", ["-opt=3"])``, returns what
+    the compiler returns (PTX text).
+    """
+    if not isinstance(llvmir, (str, bytes)) and llvmir and isinstance(llvmir[0], tuple):
+        return _compile_ir(llvmir, arch or _default_arch(), options or ())
+    texts = [llvmir] if isinstance(llvmir, (str, bytes)) else list(llvmir)
+    opts = list(options or ())
+    for key, value in named_options.items():
+        if isinstance(value, bool):
+            value = int(value)
+        opts.append(f"-{key}={value}")
+    modules = [(f"module{i}", text) for i, text in enumerate(texts)]
+    ptx = _compile_ir(modules, arch or _default_arch(), opts)
+    return ptx.encode("utf-8") if isinstance(ptx, str) else ptx
