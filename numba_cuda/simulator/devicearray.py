@@ -13,6 +13,7 @@ import contextlib
 import numpy as np
 
 from ..errors import CudaError
+from .devices import activate as _activate_context
 
 
 class _Interface:
@@ -65,6 +66,7 @@ class DeviceNDArray:
     def __init__(self, ary, stream=0):
         self._ary = ary
         self.stream = stream
+        _activate_context()
 
     # -- description
     shape = property(lambda self: self._ary.shape)

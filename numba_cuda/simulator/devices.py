@@ -111,6 +111,17 @@ class Context:
 
 _CONTEXT = Context()
 
+# Whether the simulated context exists, as on the real target: none before
+# anything needs it (``cuda.gpus.current`` is None then), made by
+# ``cuda.gpus[i]``, ``current_context()``, ``get_current_device()``,
+# ``select_device()``, allocations and launches, dropped by ``close()``.
+_state = {"active": False}
+
+
+def activate():
+    """Make the simulated context current (what the real target does on first use)."""
+    _state["active"] = True
+
 
 class DeviceEntry:
     """``cuda.gpus[i]``: the device and a context manager that selects it."""
@@ -122,6 +133,7 @@ class DeviceEntry:
         return getattr(self.device, name)
 
     def __enter__(self):
+        activate()
         return _CONTEXT
 
     def __exit__(self, *exc):
@@ -140,6 +152,7 @@ class DeviceList:
     def __getitem__(self, index):
         if index not in (0, -1):
             raise IndexError(f"the simulator has one device (0), not {index!r}")
+        activate()
         return self._entries[0]
 
     def __len__(self):
@@ -150,7 +163,8 @@ class DeviceList:
 
     @property
     def current(self):
-        return self._entries[0]
+        """The device whose context is current, None before any context and after ``close()``."""
+        return self._entries[0] if _state["active"] else None
 
     def __repr__(self):
         return "<simulated device list: [SIMULATOR]>"
@@ -183,19 +197,23 @@ def list_devices():
 def select_device(device_id):
     if device_id != 0:
         raise CudaSupportError(f"the simulator has one device (0); cannot select device {device_id}")
+    activate()
     return _DEVICE
 
 
 def get_current_device():
+    activate()
     return _DEVICE
 
 
 def current_context(devnum=None):
+    activate()
     return _CONTEXT
 
 
 def close():
-    """Release the context (nothing to release in the simulator)."""
+    """Release the context: ``cuda.gpus.current`` is None until something needs one again."""
+    _state["active"] = False
 
 
 def require_context(fn):
@@ -203,6 +221,7 @@ def require_context(fn):
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
+        activate()
         return fn(*args, **kwargs)
 
     return wrapper

@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import pickling
 from ..errors import CudaError, LaunchConfigError
-from . import collectives, devicearray, launchconfig, scheduler
+from . import collectives, devicearray, devices, launchconfig, scheduler
 from .threadstate import state
 from .transform import DeviceRecursion, TransformError, Transformed, transform
 
@@ -18,6 +18,14 @@ MODES = ("auto", "threads")
 # One launch at a time per process: simulated threads share one "current thread"
 # slot, so launches from several host threads are serialised.
 _LAUNCH_LOCK = threading.RLock()
+
+
+class KernelZeroDivisionError(ZeroDivisionError, FloatingPointError):
+    """Division by zero in a ``debug=True`` kernel.
+
+    A ``ZeroDivisionError`` as on the GPU (where debug kernels use Python's error
+    model), and a ``FloatingPointError`` as in Numba's simulator (NumPy's error).
+    """
 
 
 class NotAvailableInSimulator(CudaError, NotImplementedError):
@@ -281,23 +289,38 @@ class SimKernel(_SimFunction):
 
     def _launch(self, grid, block, stream, sharedmem, args):
         self._check_arity(args)
+        devices.activate()
         kargs = tuple(_kernel_arg(a) for a in self._convert_scalars(args))
         mode, variant = self._get_plan()
+        if self.targetoptions.get("debug"):
+            # debug=True: the GPU raises ZeroDivisionError (Python's error model); NumPy's
+            # division of array elements is made to raise and reported as that
+            try:
+                with np.errstate(all="ignore", divide="raise"):
+                    self._run(mode, variant, grid, block, sharedmem, kargs)
+            except FloatingPointError as exc:
+                if isinstance(exc, ZeroDivisionError):
+                    raise
+                raise KernelZeroDivisionError(*exc.args) from exc
+            return
         with np.errstate(all="ignore"):
-            if mode == "sequential":
-                scheduler.run_sequential(variant.fn, grid, block, sharedmem, kargs)
-            else:
-                if variant.uses_grid_sync:
-                    nblocks = grid[0] * grid[1] * grid[2]
-                    limit = _max_cooperative_blocks(block)
-                    if nblocks > limit:
-                        raise LaunchConfigError(
-                            f"a kernel using grid synchronisation launched with {nblocks} blocks, "
-                            f"more than max_cooperative_grid_blocks = {limit} for blockdim {block}"
-                        )
-                scheduler.run_cooperative(variant.fn, grid, block, sharedmem, kargs,
-                                          threaded=(mode == "threads"),
-                                          grid_sync=variant.uses_grid_sync)
+            self._run(mode, variant, grid, block, sharedmem, kargs)
+
+    def _run(self, mode, variant, grid, block, sharedmem, kargs):
+        if mode == "sequential":
+            scheduler.run_sequential(variant.fn, grid, block, sharedmem, kargs)
+        else:
+            if variant.uses_grid_sync:
+                nblocks = grid[0] * grid[1] * grid[2]
+                limit = _max_cooperative_blocks(block)
+                if nblocks > limit:
+                    raise LaunchConfigError(
+                        f"a kernel using grid synchronisation launched with {nblocks} blocks, "
+                        f"more than max_cooperative_grid_blocks = {limit} for blockdim {block}"
+                    )
+            scheduler.run_cooperative(variant.fn, grid, block, sharedmem, kargs,
+                                      threaded=(mode == "threads"),
+                                      grid_sync=variant.uses_grid_sync)
 
 
 class _Launcher:

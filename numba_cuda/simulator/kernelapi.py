@@ -45,7 +45,11 @@ class Dim3Value:
         return iter((self.x, self.y, self.z))
 
     def __repr__(self):
-        return f"<numba.cuda.{self._name} (simulator)>"
+        # Inside a kernel it prints as the GPU's dim3 does: "(x, y, z)".
+        ctx = state.current
+        if ctx is None:
+            return f"<numba.cuda.{self._name} (simulator)>"
+        return repr(tuple(getattr(ctx, f) for f in self._fields))
 
 
 threadIdx = Dim3Value("threadIdx", ("tx", "ty", "tz"))

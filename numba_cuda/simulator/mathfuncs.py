@@ -37,6 +37,10 @@ def _wrap(name, fn):
     ufunc = _NUMPY_EQUIVALENT[name]
 
     def gpu_math(*args):
+        if name == "ldexp" and len(args) == 2 and isinstance(args[1], np.integer):
+            # the exponent of a kernel is often an int32 (a typed argument or array element);
+            # Python's math.ldexp takes only Python ints
+            args = (args[0], int(args[1]))
         try:
             result = fn(*args)
         except (ValueError, OverflowError, ZeroDivisionError):
@@ -55,9 +59,28 @@ def _wrap(name, fn):
     return gpu_math
 
 
+def gpu_round(number, ndigits=None):
+    """``round()`` in a kernel.
+
+    ``round(x)`` is an integer, as in Python.  ``round(x, n)`` rounds the float's exact value
+    correctly (as Python and Numba's CUDA target do), keeping float32 as float32; NumPy's
+    ``round`` of a float32 scales in float32 first and can round the wrong way
+    (``round(float32(0.3425), 3)`` is 0.342 in NumPy, 0.343 on the GPU).
+    """
+    if ndigits is None:
+        return round(number)
+    ndigits = int(ndigits)
+    if isinstance(number, np.floating):
+        return type(number)(round(float(number), ndigits))
+    if isinstance(number, np.integer):
+        return type(number)(round(int(number), ndigits))
+    return round(number, ndigits)
+
+
 #: id(math function) -> its kernel version
 KERNEL_VERSIONS = {
     id(getattr(math, name)): _wrap(name, getattr(math, name))
     for name in _NUMPY_EQUIVALENT
     if hasattr(math, name)
 }
+KERNEL_VERSIONS[id(round)] = gpu_round

@@ -86,8 +86,17 @@ def per_thread_default_stream():
 
 
 def external_stream(ptr):
-    """A stream object for a handle made elsewhere (only its handle is kept)."""
-    return Stream(int(ptr), external=True)
+    """Refused: the simulator runs no real streams, so one made elsewhere cannot be used.
+
+    Raises ``NotAvailableInSimulator`` (a ``RuntimeError``, as the peers' simulators raise).
+    """
+    from .dispatcher import NotAvailableInSimulator
+
+    raise NotAvailableInSimulator(
+        f"External streams are unsupported in the simulator (NUMBA_ENABLE_CUDASIM=1): the "
+        f"handle {ptr!r} belongs to a real CUDA stream, and simulated kernels and copies run "
+        f"on none. Unset NUMBA_ENABLE_CUDASIM to use external streams."
+    )
 
 
 def synchronize():

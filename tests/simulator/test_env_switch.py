@@ -72,7 +72,7 @@ def test_cudadrv_modules_resolve_to_the_simulator():
         from numba.cuda.cudadrv.error import CudaSupportError
         d = cuda.device_array(3)
         print(isinstance(d, devicearray.DeviceNDArray), devicearray.is_cuda_ndarray(d))
-        print(driver.driver.get_device_count(), runtime.runtime.get_version() >= (12, 0))
+        print(driver.driver.get_device_count(), runtime.runtime.get_version() == (-1, -1))
         print(libs.test())
         """
     )
