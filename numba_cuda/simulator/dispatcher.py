@@ -234,7 +234,7 @@ class SimKernel(_SimFunction):
     def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
         """A launcher running ``ntasks`` threads in total."""
         if ntasks < 0:
-            raise ValueError(f"forall needs a non-negative task count, got {ntasks}")
+            raise ValueError(f"Can't create ForAll with negative task count ({ntasks}): forall needs ntasks >= 0")
         tpb = tpb or 128
         if ntasks == 0:
             return lambda *args: None

@@ -34,3 +34,20 @@ def test_descriptor_alias_is_the_compilers_target():
     from numba_cuda.compiler.target import cuda_target
 
     assert descriptor.cuda_target is cuda_target
+
+
+def test_devicearray_layout_helpers_on_both_targets():
+    import numpy as np
+
+    from numba_cuda import strided
+    from numba_cuda.cudadrv import devicearray
+    from numba_cuda.simulator.cudadrv import devicearray as sim_devicearray
+
+    assert devicearray.is_contiguous is strided.is_contiguous
+    assert sim_devicearray.array_core is strided.array_core
+    broadcast = np.broadcast_to(np.arange(3.0), (4, 3))
+    assert strided.is_contiguous(broadcast)
+    assert strided.array_core(broadcast).shape == (3,)
+    assert not strided.is_contiguous(np.zeros((3, 4))[:, ::2])
+    assert strided.is_contiguous(np.zeros((3, 1, 4))[:, :, :])
+    assert not strided.is_contiguous(np.zeros((3, 4), order="F"))
