@@ -102,3 +102,36 @@ def test_division_by_zero_raises_in_debug_kernels():
 def test_external_stream_is_refused():
     with pytest.raises(RuntimeError, match="External streams are unsupported in the simulator"):
         cuda.external_stream(0x12345678)
+
+
+def test_driver_module_copy_functions():
+    from numba_cuda.simulator.cudadrv import driver
+
+    host = np.arange(10, dtype=np.uint32)
+    dev = cuda.to_device(host)
+    driver.device_memset(dev, 0xAB, driver.device_memory_size(dev) // 2)
+    back = np.empty_like(host)
+    driver.device_to_host(back, dev, back.nbytes)
+    assert (back[:5] == 0xABABABAB).all() and (back[5:] == host[5:]).all()
+    other = cuda.device_array_like(host)
+    driver.host_to_device(other, host, host.nbytes)
+    dev2 = cuda.device_array_like(host)
+    driver.device_to_device(dev2, other, host.nbytes)
+    assert (dev2.copy_to_host() == host).all()
+    mapped = cuda.mapped_array(4, dtype=np.uint32)
+    driver.device_memset(mapped, 0, driver.device_memory_size(mapped))
+    assert (mapped == 0).all()
+    with pytest.raises(ValueError, match="contiguous"):
+        driver.device_memset(cuda.to_device(np.zeros((4, 4)))[:, ::2], 0, 8)
+    with pytest.raises(RuntimeError, match="not available in the simulator"):
+        driver.launch_kernel()
+
+
+def test_vector_types_module_of_numbas_layout():
+    from numba_cuda.simulator.vector_types import vector_types
+
+    f4 = vector_types["float32x4"]
+    assert f4 is cuda.float32x4 and f4.user_facing_object is f4
+    assert f4.num_elements == 4 and f4.name == "float32x4"
+    assert "float4" in f4.aliases and cuda.float4 is f4
+    assert "float4" not in vector_types

@@ -33,3 +33,48 @@ def host_pointer(obj):
     import numpy as np
 
     return np.asarray(obj).__array_interface__["data"][0]
+
+
+# ---- Numba's module-level copy functions (byte ranges of contiguous arrays) ---------------
+
+def _bytes(obj):
+    import numpy as np
+
+    ary = getattr(obj, "_ary", None)
+    if ary is None:
+        ary = np.asarray(obj)
+    if not (ary.flags.c_contiguous or ary.flags.f_contiguous):
+        raise ValueError("driver copies work on byte ranges: the array must be contiguous")
+    return ary.reshape(-1, order="A").view(np.uint8)
+
+
+def host_to_device(dst, src, size, stream=0):
+    """Copy ``size`` bytes from the start of ``src`` to the start of ``dst``."""
+    _bytes(dst)[:size] = _bytes(src)[:size]
+
+
+def device_to_host(dst, src, size, stream=0):
+    """Copy ``size`` bytes from the start of ``src`` to the start of ``dst``."""
+    _bytes(dst)[:size] = _bytes(src)[:size]
+
+
+def device_to_device(dst, src, size, stream=0):
+    """Copy ``size`` bytes from the start of ``src`` to the start of ``dst``."""
+    _bytes(dst)[:size] = _bytes(src)[:size]
+
+
+def device_memset(dst, val, size, stream=0):
+    """Set the first ``size`` bytes of ``dst`` to the byte ``val``."""
+    _bytes(dst)[:size] = val & 0xFF
+
+
+def device_memory_size(obj):
+    """The bytes a (contiguous) array occupies."""
+    return obj.dtype.itemsize * obj.size
+
+
+def launch_kernel(*args, **kwargs):
+    """Refused: there are no compiled kernels to launch through the driver in the simulator."""
+    from ..dispatcher import not_available
+
+    raise not_available("launching kernels through the driver (cudadrv.driver.launch_kernel)")
