@@ -51,3 +51,17 @@ def test_devicearray_layout_helpers_on_both_targets():
     assert not strided.is_contiguous(np.zeros((3, 4))[:, ::2])
     assert strided.is_contiguous(np.zeros((3, 1, 4))[:, :, :])
     assert not strided.is_contiguous(np.zeros((3, 4), order="F"))
+
+
+def test_compile_entry_points_importable_from_numba_cuda_compiler():
+    # Numba's module path (``from numba.cuda.compiler import compile_ptx``)
+    import numba_cuda.compiler as compiler
+    from numba_cuda.compiler import api
+
+    for name in ("compile", "compile_ptx", "compile_ptx_for_current_device",
+                 "compile_for_current_device", "declare_device"):
+        assert getattr(compiler, name) is getattr(api, name)
+    import pytest
+
+    with pytest.raises(AttributeError):
+        compiler.no_such_name  # noqa: B018
