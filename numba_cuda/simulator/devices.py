@@ -162,6 +162,11 @@ class DeviceList:
         return iter(self._entries)
 
     @property
+    def lst(self):
+        """The devices as a list (the real target's ``cuda.gpus.lst``)."""
+        return list(self._entries)
+
+    @property
     def current(self):
         """The device whose context is current, None before any context and after ``close()``."""
         return self._entries[0] if _state["active"] else None

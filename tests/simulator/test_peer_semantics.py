@@ -135,3 +135,7 @@ def test_vector_types_module_of_numbas_layout():
     assert f4.num_elements == 4 and f4.name == "float32x4"
     assert "float4" in f4.aliases and cuda.float4 is f4
     assert "float4" not in vector_types
+
+
+def test_gpus_lst_as_on_the_real_target():
+    assert len(cuda.gpus.lst) == 1 and cuda.gpus.lst[0].id == 0
