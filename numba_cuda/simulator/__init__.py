@@ -29,8 +29,9 @@ local memory start zero-filled); a kernel whose threads can never meet
 raises :class:`.scheduler.SimulatorDeadlock` naming where each thread waits,
 instead of hanging.  Kernels receive the numpy arrays behind device arrays,
 so element access runs at numpy speed, and numpy's own bounds check reports
-out-of-bounds indexing; the scheduler adds ``(thread (x,y,z) of block
-(x,y,z))`` to any exception a simulated thread raises.
+out-of-bounds indexing; the scheduler puts ``tid=[x, y, z] ctaid=[x, y, z]: ``
+(the peers' simulators' form) before the message of any exception a simulated
+thread raises.
 
 Fixed-width integers: values loaded from arrays are numpy scalars and keep
 numpy's wrap-around arithmetic (overflow warnings are silenced as the GPU

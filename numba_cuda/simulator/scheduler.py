@@ -35,8 +35,11 @@ class SimulatorDeadlock(RuntimeError):
 
 
 def annotate(exc, ctx):
-    """Add ``(thread (x,y,z) of block (x,y,z))`` to the message of ``exc``."""
-    where = f"({ctx.where()})"
+    """Put ``tid=[x, y, z] ctaid=[x, y, z]: `` before the message of ``exc``.
+
+    The form both peers' simulators use (code and suites match on it).
+    """
+    where = ctx.peer_where()
     if getattr(exc, "_sim_annotated", False):
         return
     try:
@@ -44,7 +47,8 @@ def annotate(exc, ctx):
     except Exception:  # noqa: BLE001 - some exception types refuse attributes
         pass
     if exc.args and isinstance(exc.args[0], str):
-        exc.args = (f"{exc.args[0]} {where}",) + exc.args[1:]
+        text = exc.args[0]
+        exc.args = (f"{where}: {text}" if text else where,) + exc.args[1:]
     elif not exc.args:
         exc.args = (where,)
     elif hasattr(exc, "add_note"):

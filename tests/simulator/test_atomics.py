@@ -117,7 +117,7 @@ def test_atomic_needs_a_full_index():
     def k(a):
         cuda.atomic.add(a, 0, 1)
 
-    with pytest.raises(IndexError, match=r"needs an index for every dimension.*thread \(0,0,0\)"):
+    with pytest.raises(IndexError, match=r"tid=\[0, 0, 0\] ctaid=\[0, 0, 0\]: .*needs an index for every dimension"):
         k[1, 1](np.zeros((2, 2)))
 
 

@@ -151,7 +151,7 @@ def test_barrier_in_a_comprehension_switches_to_threads():
 
 def test_errors_in_the_threads_mode_are_annotated():
     k = cuda.jit(_kernel_without_source())
-    with pytest.raises(IndexError, match=r"\(thread \(10,0,0\) of block \(0,0,0\)\)"):
+    with pytest.raises(IndexError, match=r"tid=\[10, 0, 0\] ctaid=\[0, 0, 0\]: "):
         k[1, 16](np.zeros(10, np.int32))
 
 

@@ -16,7 +16,7 @@ def test_out_of_bounds_names_thread_and_block():
     with pytest.raises(IndexError) as info:
         write_all[2, 8](np.zeros(10))
     assert str(info.value) == (
-        "index 10 is out of bounds for axis 0 with size 10 (thread (2,0,0) of block (1,0,0))"
+        "tid=[2, 0, 0] ctaid=[1, 0, 0]: index 10 is out of bounds for axis 0 with size 10"
     )
 
 
@@ -28,8 +28,8 @@ def test_out_of_bounds_in_a_cooperative_kernel_and_2d():
         cuda.syncthreads()
         s[cuda.threadIdx.y, cuda.threadIdx.x] = a[y, x]
 
-    with pytest.raises(IndexError, match=r"index 3 is out of bounds for axis 1 with size 3 "
-                                         r"\(thread \(3,0,0\) of block \(0,0,0\)\)"):
+    with pytest.raises(IndexError, match=r"tid=\[3, 0, 0\] ctaid=\[0, 0, 0\]: index 3 is out of "
+                                         r"bounds for axis 1 with size 3"):
         k[1, (4, 4)](np.zeros((4, 3)))
 
 
@@ -39,8 +39,18 @@ def test_other_exceptions_are_annotated_too():
         if cuda.threadIdx.x == 5:
             raise ValueError("bad value")
 
-    with pytest.raises(ValueError, match=r"bad value \(thread \(5,0,0\) of block \(0,0,0\)\)"):
+    with pytest.raises(ValueError, match=r"^tid=\[5, 0, 0\] ctaid=\[0, 0, 0\]: bad value$"):
         k[1, 8](np.zeros(1))
+
+    class MyError(Exception):
+        pass
+
+    @cuda.jit
+    def bare(a):
+        raise MyError
+
+    with pytest.raises(MyError, match=r"^tid=\[0, 0, 0\] ctaid=\[0, 0, 0\]$"):
+        bare[1, 1](np.zeros(1))
 
 
 @pytest.mark.parametrize(
