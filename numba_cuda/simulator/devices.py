@@ -85,6 +85,20 @@ class Context:
         """``(free, total)`` bytes: the host's memory, which simulated device arrays use."""
         return _host_memory()
 
+    def memalloc(self, size):
+        """``size`` bytes of simulated device memory (a device array of uint8)."""
+        import numpy as np
+
+        from .devicearray import DeviceNDArray
+
+        return DeviceNDArray(np.zeros(size, dtype=np.uint8))
+
+    def memhostalloc(self, size, mapped=False, portable=False, wc=False):
+        """``size`` bytes of host memory (device and host memory are one in the simulator)."""
+        import numpy as np
+
+        return np.zeros(size, dtype=np.uint8)
+
     def reset(self):
         pass
 

@@ -139,3 +139,19 @@ def test_vector_types_module_of_numbas_layout():
 
 def test_gpus_lst_as_on_the_real_target():
     assert len(cuda.gpus.lst) == 1 and cuda.gpus.lst[0].id == 0
+
+
+def test_context_memalloc_and_memhostalloc_work_with_the_driver_copies():
+    from numba_cuda.simulator.cudadrv import driver
+
+    ctx = cuda.current_context()
+    dev = ctx.memalloc(40)
+    host = np.arange(10, dtype=np.uint32)
+    driver.host_to_device(dev, host, 40)
+    back = np.zeros(10, dtype=np.uint32)
+    driver.device_to_host(back, dev, 40)
+    assert (back == host).all()
+    mem = ctx.memhostalloc(8, mapped=True)
+    view = np.ndarray(shape=8, dtype=np.uint8, buffer=mem)
+    driver.device_memset(mem, 0xAB, 8)
+    assert (view == 0xAB).all()
