@@ -207,3 +207,12 @@ def test_context_resetting_case_runs_in_both_modes(flag):
     if flag == "1":
         # ran, and the context was reset afterwards
         assert proc.stdout.split() == ["0", "True"]
+
+
+def test_skip_if_lto_never_skips_without_lto_by_default():
+    class T(testing.CUDATestCase):
+        def test_it(self):
+            self.skip_if_lto("exceptions are not supported with LTO")
+
+    result = _outcome(T, "test_it")
+    assert result.wasSuccessful() and not result.skipped
