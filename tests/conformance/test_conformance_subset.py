@@ -27,7 +27,6 @@ NOCUDA_MODULES = [
     "nocuda/test_nvvm.py",
     "nocuda/test_import.py",
     "cudapy/test_mandel.py",
-    "cudapy/test_libdevice.py",
 ]
 
 
