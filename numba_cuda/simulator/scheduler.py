@@ -66,9 +66,13 @@ _DONE = object()
 class ThreadCoroutine:
     """A simulated thread on an OS thread, driven like a generator (``send``/``close``)."""
 
-    __slots__ = ("_fn", "_args", "_go", "_back", "_thread", "_result", "_exc", "_value", "_killed")
+    __slots__ = ("_fn", "_args", "_go", "_back", "_thread", "_result", "_exc", "_value", "_killed",
+                 "_errstate")
 
     def __init__(self, fn, args):
+        # NumPy's error state is per OS thread: the launch's (set by the dispatcher, e.g.
+        # divide="raise" for debug=True kernels) is carried into the simulated thread
+        self._errstate = np.geterr()
         self._fn = fn
         self._args = args
         self._go = threading.Semaphore(0)
@@ -83,7 +87,7 @@ class ThreadCoroutine:
         self._go.acquire()
         try:
             if not self._killed:
-                with np.errstate(all="ignore"):
+                with np.errstate(**self._errstate):
                     self._fn(*self._args)
         except _Killed:
             pass

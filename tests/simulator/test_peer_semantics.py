@@ -155,3 +155,18 @@ def test_context_memalloc_and_memhostalloc_work_with_the_driver_copies():
     view = np.ndarray(shape=8, dtype=np.uint8, buffer=mem)
     driver.device_memset(mem, 0xAB, 8)
     assert (view == 0xAB).all()
+
+
+def test_division_by_zero_raises_in_debug_kernels_on_os_threads_too():
+    namespace = {"cuda": cuda}
+    exec(  # noqa: S102 - no source: the simulator runs it on OS threads
+        "def f(r, x, y):\n"
+        "    cuda.syncthreads()\n"
+        "    r[0] = y[0] / x[0]\n",
+        namespace,
+    )
+    r = np.zeros(1)
+    with pytest.raises(ZeroDivisionError):
+        cuda.jit(debug=True, opt=False)(namespace["f"])[1, 2](r, np.zeros(1), np.ones(1))
+    cuda.jit(namespace["f"])[1, 2](r, np.zeros(1), np.ones(1))
+    assert np.isinf(r[0])
