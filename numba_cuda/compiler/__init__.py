@@ -23,16 +23,3 @@ never ``runtime``, ``caching`` or ``dispatch`` (``cuda.jit``, ``CUDADispatcher``
 registration with Numba are in ``numba_cuda.dispatch``); ``lint-imports`` checks this.
 Nothing here is imported by ``import numba.cuda``.
 """
-
-#: Names Numba's ``numba.cuda.compiler`` module has and code imports from it
-#: (``from numba.cuda.compiler import compile_ptx``); resolved lazily from ``api``.
-_API_NAMES = ("compile", "compile_for_current_device", "compile_ptx",
-              "compile_ptx_for_current_device", "declare_device")
-
-
-def __getattr__(name):
-    if name in _API_NAMES:
-        from . import api
-
-        return getattr(api, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -8,7 +8,6 @@ from numba_cuda.runtime.devicearray import (  # noqa: F401
     MappedNDArray,
 )
 from numba_cuda.runtime.interop import is_cuda_array
-from numba_cuda.strided import array_core, is_contiguous  # noqa: F401
 
 DeviceNDArrayBase = DeviceNDArray
 

@@ -33,7 +33,7 @@ def _make(base, n):
 
     return type(f"{base}x{n}", (_VectorBase,), {
         "__slots__": fields, "__init__": __init__, "__setattr__": __setattr__,
-        "base_type": scalar, "num_elements": n, "name": f"{base}x{n}",
+        "base_type": scalar, "num_elements": n,
     })
 
 
@@ -57,9 +57,6 @@ VECTOR_TYPES = {}
 for _base, _aliases in _BASES.items():
     for _n in range(1, 5):
         _cls = _make(_base, _n)
-        # what Numba's vector-type objects also carry (its suite reads them)
-        _cls.user_facing_object = _cls
-        _cls.aliases = tuple(f"{_alias}{_n}" for _alias in _aliases)
         VECTOR_TYPES[_cls.__name__] = _cls
         for _alias in _aliases:
             VECTOR_TYPES[f"{_alias}{_n}"] = _cls

@@ -19,14 +19,15 @@ SIM_MODULES = [
     "cudadrv/test_runtime.py",
     "cudapy/test_frexp_ldexp.py",
     "cudapy/test_intrinsics.py",
-    "cudapy/test_vector_type.py",
     "cudapy/test_exception.py",
     "cudapy/test_print.py",
+    "cudapy/test_userexc.py",
+    "cudadrv/test_host_alloc.py",
 ]
 NOCUDA_MODULES = [
     "nocuda/test_nvvm.py",
     "nocuda/test_import.py",
-    "cudapy/test_mandel.py",
+    "cudapy/test_libdevice.py",
 ]
 
 

@@ -127,16 +127,6 @@ def test_driver_module_copy_functions():
         driver.launch_kernel()
 
 
-def test_vector_types_module_of_numbas_layout():
-    from numba_cuda.simulator.vector_types import vector_types
-
-    f4 = vector_types["float32x4"]
-    assert f4 is cuda.float32x4 and f4.user_facing_object is f4
-    assert f4.num_elements == 4 and f4.name == "float32x4"
-    assert "float4" in f4.aliases and cuda.float4 is f4
-    assert "float4" not in vector_types
-
-
 def test_gpus_lst_as_on_the_real_target():
     assert len(cuda.gpus.lst) == 1 and cuda.gpus.lst[0].id == 0
 

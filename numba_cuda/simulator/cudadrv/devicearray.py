@@ -14,7 +14,6 @@ from ..devicearray import (  # noqa: F401
     pinned_array,
     to_device,
 )
-from ...strided import array_core, is_contiguous  # noqa: F401
 
 DeviceNDArrayBase = DeviceNDArray
 
