@@ -65,6 +65,17 @@ class Device:
 
 _DEVICE = Device()
 
+# Whether the simulated context exists, as on the real target: none before
+# anything needs it (``cuda.gpus.current`` is None then), made by
+# ``cuda.gpus[i]``, ``current_context()``, ``get_current_device()``,
+# ``select_device()``, allocations and launches, dropped by ``close()``.
+_state = {"active": False}
+
+
+def activate():
+    """Make the simulated context current (what the real target does on first use)."""
+    _state["active"] = True
+
 
 def _host_memory():
     try:
@@ -85,6 +96,12 @@ class Context:
         """``(free, total)`` bytes: the host's memory, which simulated device arrays use."""
         return _host_memory()
 
+    def reset(self):
+        pass
+
+    def synchronize(self):
+        pass
+
     def memalloc(self, size):
         """``size`` bytes of simulated device memory (a device array of uint8)."""
         import numpy as np
@@ -98,12 +115,6 @@ class Context:
         import numpy as np
 
         return np.zeros(size, dtype=np.uint8)
-
-    def reset(self):
-        pass
-
-    def synchronize(self):
-        pass
 
     def __enter__(self):
         return self
@@ -124,17 +135,6 @@ class Context:
 
 
 _CONTEXT = Context()
-
-# Whether the simulated context exists, as on the real target: none before
-# anything needs it (``cuda.gpus.current`` is None then), made by
-# ``cuda.gpus[i]``, ``current_context()``, ``get_current_device()``,
-# ``select_device()``, allocations and launches, dropped by ``close()``.
-_state = {"active": False}
-
-
-def activate():
-    """Make the simulated context current (what the real target does on first use)."""
-    _state["active"] = True
 
 
 class DeviceEntry:

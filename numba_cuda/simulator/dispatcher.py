@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import pickling
 from ..errors import CudaError, LaunchConfigError
-from . import collectives, devicearray, devices, launchconfig, scheduler
+from . import collectives, devicearray, launchconfig, scheduler
 from .threadstate import state
 from .transform import DeviceRecursion, TransformError, Transformed, transform
 
@@ -18,14 +18,6 @@ MODES = ("auto", "threads")
 # One launch at a time per process: simulated threads share one "current thread"
 # slot, so launches from several host threads are serialised.
 _LAUNCH_LOCK = threading.RLock()
-
-
-class KernelZeroDivisionError(ZeroDivisionError, FloatingPointError):
-    """Division by zero in a ``debug=True`` kernel.
-
-    A ``ZeroDivisionError`` as on the GPU (where debug kernels use Python's error
-    model), and a ``FloatingPointError`` as in Numba's simulator (NumPy's error).
-    """
 
 
 class NotAvailableInSimulator(CudaError, NotImplementedError):
@@ -172,6 +164,13 @@ class _FakeOverload:
         return _max_cooperative_blocks(blockdim)
 
 
+def _errstate(options):
+    """NumPy's error state for a launch of a kernel with these options (see :mod:`.arith_errors`)."""
+    from .arith_errors import numpy_errstate
+
+    return numpy_errstate(options.get("debug"))
+
+
 def _max_cooperative_blocks(blockdim):
     _, block = launchconfig.normalize(1, blockdim)
     threads = block[0] * block[1] * block[2]
@@ -234,7 +233,8 @@ class SimKernel(_SimFunction):
     def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
         """A launcher running ``ntasks`` threads in total."""
         if ntasks < 0:
-            raise ValueError(f"Can't create ForAll with negative task count ({ntasks}): forall needs ntasks >= 0")
+            raise ValueError(f"Can't create ForAll with negative task count ({ntasks}): "
+                             f"forall needs ntasks >= 0")
         tpb = tpb or 128
         if ntasks == 0:
             return lambda *args: None
@@ -284,43 +284,37 @@ class SimKernel(_SimFunction):
                 for a, conv in zip(args, types_ + [None] * (len(args) - len(types_)))]
 
     def launch(self, grid, block, stream, sharedmem, args):
-        with _LAUNCH_LOCK:
-            self._launch(grid, block, stream, sharedmem, args)
+        from .arith_errors import KernelZeroDivisionError
+        from .devices import activate
 
-    def _launch(self, grid, block, stream, sharedmem, args):
-        self._check_arity(args)
-        devices.activate()
-        kargs = tuple(_kernel_arg(a) for a in self._convert_scalars(args))
-        mode, variant = self._get_plan()
-        if self.targetoptions.get("debug"):
-            # debug=True: the GPU raises ZeroDivisionError (Python's error model); NumPy's
-            # division of array elements is made to raise and reported as that
+        activate()  # a launch makes the context, as on the real target
+        with _LAUNCH_LOCK:
             try:
-                with np.errstate(all="ignore", divide="raise"):
-                    self._run(mode, variant, grid, block, sharedmem, kargs)
-            except FloatingPointError as exc:
+                self._launch(grid, block, stream, sharedmem, args)
+            except FloatingPointError as exc:  # only debug=True kernels let NumPy raise
                 if isinstance(exc, ZeroDivisionError):
                     raise
                 raise KernelZeroDivisionError(*exc.args) from exc
-            return
-        with np.errstate(all="ignore"):
-            self._run(mode, variant, grid, block, sharedmem, kargs)
 
-    def _run(self, mode, variant, grid, block, sharedmem, kargs):
-        if mode == "sequential":
-            scheduler.run_sequential(variant.fn, grid, block, sharedmem, kargs)
-        else:
-            if variant.uses_grid_sync:
-                nblocks = grid[0] * grid[1] * grid[2]
-                limit = _max_cooperative_blocks(block)
-                if nblocks > limit:
-                    raise LaunchConfigError(
-                        f"a kernel using grid synchronisation launched with {nblocks} blocks, "
-                        f"more than max_cooperative_grid_blocks = {limit} for blockdim {block}"
-                    )
-            scheduler.run_cooperative(variant.fn, grid, block, sharedmem, kargs,
-                                      threaded=(mode == "threads"),
-                                      grid_sync=variant.uses_grid_sync)
+    def _launch(self, grid, block, stream, sharedmem, args):
+        self._check_arity(args)
+        kargs = tuple(_kernel_arg(a) for a in self._convert_scalars(args))
+        mode, variant = self._get_plan()
+        with np.errstate(**_errstate(self.targetoptions)):
+            if mode == "sequential":
+                scheduler.run_sequential(variant.fn, grid, block, sharedmem, kargs)
+            else:
+                if variant.uses_grid_sync:
+                    nblocks = grid[0] * grid[1] * grid[2]
+                    limit = _max_cooperative_blocks(block)
+                    if nblocks > limit:
+                        raise LaunchConfigError(
+                            f"a kernel using grid synchronisation launched with {nblocks} blocks, "
+                            f"more than max_cooperative_grid_blocks = {limit} for blockdim {block}"
+                        )
+                scheduler.run_cooperative(variant.fn, grid, block, sharedmem, kargs,
+                                          threaded=(mode == "threads"),
+                                          grid_sync=variant.uses_grid_sync)
 
 
 class _Launcher:

@@ -89,13 +89,13 @@ class ThreadContext:
         self.request = None
         self.sendval = None
 
-    def peer_where(self):
-        """``tid=[x, y, z] ctaid=[x, y, z]``: how the peers' simulators name a thread in errors."""
-        return (f"tid=[{self.tx}, {self.ty}, {self.tz}] "
-                f"ctaid=[{self.bx}, {self.by}, {self.bz}]")
-
     def where(self):
         """``thread (x,y,z) of block (x,y,z)`` for error messages."""
         return (
             f"thread ({self.tx},{self.ty},{self.tz}) of block ({self.bx},{self.by},{self.bz})"
         )
+
+    def peer_where(self):
+        """``tid=[x, y, z] ctaid=[x, y, z]``: how the peers' simulators name a thread in errors."""
+        return (f"tid=[{self.tx}, {self.ty}, {self.tz}] "
+                f"ctaid=[{self.bx}, {self.by}, {self.bz}]")

@@ -25,16 +25,6 @@ class Driver:
 driver = Driver()
 
 
-def device_pointer(obj):
-    return obj.__cuda_array_interface__["data"][0]
-
-
-def host_pointer(obj):
-    import numpy as np
-
-    return np.asarray(obj).__array_interface__["data"][0]
-
-
 # ---- Numba's module-level copy functions (byte ranges of contiguous arrays) ---------------
 
 def _bytes(obj):
@@ -78,3 +68,13 @@ def launch_kernel(*args, **kwargs):
     from ..dispatcher import not_available
 
     raise not_available("launching kernels through the driver (cudadrv.driver.launch_kernel)")
+
+
+def device_pointer(obj):
+    return obj.__cuda_array_interface__["data"][0]
+
+
+def host_pointer(obj):
+    import numpy as np
+
+    return np.asarray(obj).__array_interface__["data"][0]
