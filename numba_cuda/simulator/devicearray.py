@@ -13,7 +13,6 @@ import contextlib
 import numpy as np
 
 from ..errors import CudaError
-from .devices import activate as _activate_context
 
 
 class _Interface:
@@ -66,7 +65,6 @@ class DeviceNDArray:
     def __init__(self, ary, stream=0):
         self._ary = ary
         self.stream = stream
-        _activate_context()
 
     # -- description
     shape = property(lambda self: self._ary.shape)

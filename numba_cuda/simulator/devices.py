@@ -68,7 +68,7 @@ _DEVICE = Device()
 # Whether the simulated context exists, as on the real target: none before
 # anything needs it (``cuda.gpus.current`` is None then), made by
 # ``cuda.gpus[i]``, ``current_context()``, ``get_current_device()``,
-# ``select_device()``, allocations and launches, dropped by ``close()``.
+# ``select_device()`` and launches, dropped by ``close()``.
 _state = {"active": False}
 
 
