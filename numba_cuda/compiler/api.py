@@ -81,8 +81,7 @@ def compile_to_library(pyfunc, sig, options, device=True, abi="numba", abi_info=
 
         if resty not in (types.none, types.void):
             raise TypeError(
-                f"a CUDA kernel must have void return type (it must not return a value), but "
-                f"{pyfunc.__qualname__} returns {resty}"
+                f"a CUDA kernel must not return a value, but {pyfunc.__qualname__} returns {resty}"
             )
         library = CompiledKernel(cres, options).library
     return library, resty
