@@ -39,22 +39,22 @@ def test_assert_with_message_names_thread_and_block():
     a[70] = -1
     with pytest.raises(AssertionError) as info:
         assert_positive[4, 32](a)
-    assert str(info.value) == "found a value that is not positive (thread (6,0,0) of block (2,0,0))"
+    assert str(info.value) == "tid=[6, 0, 0] ctaid=[2, 0, 0]: found a value that is not positive"
 
 
 def test_assert_without_message_names_thread_and_block():
     with pytest.raises(AssertionError) as info:
         bare_assert[2, 32](np.zeros(1))
-    assert str(info.value) == "(thread (8,0,0) of block (1,0,0))"
+    assert str(info.value) == "tid=[8, 0, 0] ctaid=[1, 0, 0]"
 
 
 def test_assert_in_a_device_function_names_the_calling_thread():
-    with pytest.raises(AssertionError, match=r"^index past the end \(thread \(7,0,0\) of block "
-                                             r"\(0,0,0\)\)$"):
+    with pytest.raises(AssertionError,
+                       match=r"^tid=\[7, 0, 0\] ctaid=\[0, 0, 0\]: index past the end$"):
         calls_checked_get[1, 8](np.arange(8.0), np.zeros(8))
 
 
 def test_debug_and_boundscheck_options_are_accepted():
     kernel = cuda.jit(debug=True, opt=False, boundscheck=True)(assert_positive.py_func)
-    with pytest.raises(AssertionError, match=r"\(thread \(0,0,0\) of block \(0,0,0\)\)"):
+    with pytest.raises(AssertionError, match=r"^tid=\[0, 0, 0\] ctaid=\[0, 0, 0\]: "):
         kernel[1, 4](np.zeros(4, dtype=np.float32))
