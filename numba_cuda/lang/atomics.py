@@ -71,9 +71,17 @@ def _names(dtypes):
 # ---- typing ------------------------------------------------------------------------------
 
 
+def _is_integer(ty):
+    """An integer, or an ``Optional`` integer (a helper that may return ``None``): Numba casts an
+    optional value to the signature's type where the call is lowered (``None`` raises there)."""
+    if isinstance(ty, types.Optional):
+        ty = ty.type
+    return isinstance(ty, types.Integer)
+
+
 def _index_type(qualname, ary, idx):
     """The index type for the signature, or raise a TypingError saying what is wrong."""
-    if isinstance(idx, types.Integer):
+    if _is_integer(idx):
         if ary.ndim != 1:
             raise errors.TypingError(
                 f"{qualname}: a {ary.ndim}-D array needs a tuple of {ary.ndim} integer indices, "
@@ -81,7 +89,7 @@ def _index_type(qualname, ary, idx):
             )
         return types.intp
     if isinstance(idx, types.BaseTuple):
-        if len(idx) != ary.ndim or not all(isinstance(i, types.Integer) for i in idx):
+        if len(idx) != ary.ndim or not all(_is_integer(i) for i in idx):
             raise errors.TypingError(
                 f"{qualname}: the index of a {ary.ndim}-D array must be {ary.ndim} integer(s), "
                 f"got {idx}"
@@ -102,6 +110,8 @@ def _check_array(qualname, ary, allowed):
 
 
 def _check_operand(qualname, name, value, dtype):
+    if isinstance(value, types.Optional):
+        value = value.type  # cast (and checked for None) where the call is lowered
     if not isinstance(value, (types.Number, types.Boolean)):
         raise errors.TypingError(f"{qualname}: {name} must be a number (converted to {dtype}), not {value}")
 
