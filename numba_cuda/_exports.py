@@ -51,6 +51,8 @@ KERNEL_LANGUAGE = {
         "syncwarp", "threadfence", "threadfence_block", "threadfence_system",
         # atomics
         "atomic",
+        # loads and stores with a cache operator
+        "ldca", "ldcg", "ldcs", "ldlu", "ldcv", "stcg", "stcs", "stwb", "stwt",
         # bit and arithmetic intrinsics
         "popc", "clz", "ffs", "brev", "fma", "cbrt", "selp",
         # warp-level (issue 5)

@@ -25,4 +25,5 @@ FAMILY_MODULES = (
     "numba_cuda.lang.fp16",
     "numba_cuda.lang.vectortypes",
     "numba_cuda.lang.bf16",
+    "numba_cuda.lang.cache_hints",
 )

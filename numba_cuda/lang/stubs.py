@@ -114,6 +114,17 @@ atomic = _namespace(
     **{op: _fn(f"atomic.{op}") for op in _ATOMIC_OPS},
 )
 
+# ---- loads and stores with a cache operator (numba_cuda.lang.cache_hints) ----------------
+ldca = _fn("ldca", "ldca(array, i): array[i] loaded with ld.global.ca (cache at all levels).")
+ldcg = _fn("ldcg", "ldcg(array, i): array[i] loaded with ld.global.cg (cache in L2, not L1).")
+ldcs = _fn("ldcs", "ldcs(array, i): array[i] loaded with ld.global.cs (streaming, evict first).")
+ldlu = _fn("ldlu", "ldlu(array, i): array[i] loaded with ld.global.lu (last use).")
+ldcv = _fn("ldcv", "ldcv(array, i): array[i] loaded with ld.global.cv (volatile, fetch again).")
+stcg = _fn("stcg", "stcg(array, i, value): array[i] = value with st.global.cg (cache in L2).")
+stcs = _fn("stcs", "stcs(array, i, value): array[i] = value with st.global.cs (streaming).")
+stwb = _fn("stwb", "stwb(array, i, value): array[i] = value with st.global.wb (write back).")
+stwt = _fn("stwt", "stwt(array, i, value): array[i] = value with st.global.wt (write through).")
+
 # ---- bit and arithmetic intrinsics --------------------------------------------------
 popc = _fn("popc", "Number of set bits.")
 clz = _fn("clz", "Number of leading zero bits.")

@@ -99,6 +99,7 @@ from .kernelapi import (  # noqa: F401
     warpsize,
 )
 from .bfloat16 import bf16  # noqa: F401
+from .cachehints import ldca, ldcg, ldcs, ldcv, ldlu, stcg, stcs, stwb, stwt  # noqa: F401
 from .reduction import Reduce, reduce  # noqa: F401
 from .streams import (  # noqa: F401
     Event,
