@@ -264,6 +264,12 @@ class CUDACodegen(Codegen):
     def _create_empty_module(self, name):
         return nvvmir.new_module(name)
 
+    def insert_unresolved_ref(self, builder, fnty, name):
+        """A call target defined by a library linked later (recursion: see ``recursion``)."""
+        from .recursion import declare
+
+        return declare(builder, fnty, name)
+
     def _add_module(self, module):
         raise NotImplementedError("CUDA code is never added to an in-process execution engine")
 

@@ -85,9 +85,12 @@ class CUDATargetContext(BaseContext):
     def init(self):
         from .codelibrary import CUDACodegen
 
+        from .recursion import UnresolvedCalls
+
         self._internal_codegen = CUDACodegen("numba_cuda.jit")
         self._target_data = None
         self.data_model_manager = cuda_data_model_manager()
+        self._unresolved_calls = UnresolvedCalls()  # shared by subtargets (shallow copies)
 
     def load_additional_registries(self):
         # Importing these fills Numba's builtin registry (installed by ``refresh``).
@@ -192,6 +195,15 @@ class CUDATargetContext(BaseContext):
     @cached_property
     def call_conv(self):
         return CUDACallConv(self)
+
+    def insert_user_function(self, func, fndesc, libs=()):
+        super().insert_user_function(func, fndesc, libs)
+        self._unresolved_calls.defined(fndesc.mangled_name, libs)
+
+    def call_unresolved(self, builder, name, sig, args):
+        # Recursion through another specialisation (see ``recursion``): link its library.
+        self._unresolved_calls.called(name, self.active_code_library)
+        return super().call_unresolved(builder, name, sig, args)
 
     def mangler(self, name, argtypes, *, abi_tags=(), uid=None):
         return itanium_mangler.mangle(name, argtypes, abi_tags=abi_tags, uid=uid)

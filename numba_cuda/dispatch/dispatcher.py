@@ -15,9 +15,8 @@ which returns a mapping with ``regs``, ``shared``, ``local``, ``const``, ``max_t
 """
 
 import sys
-import threading
 
-from numba.core import sigutils, types
+from numba.core import sigutils, typeinfer, types
 from numba.core.compiler_lock import global_compiler_lock
 from numba.core.dispatcher import Dispatcher
 from numba.core.errors import TypingError
@@ -34,16 +33,6 @@ from .launched_kernel import LaunchableKernel, max_cooperative_grid_blocks
 
 #: Threads per block used by ``forall`` (a fixed, widely good choice; no occupancy query).
 FORALL_BLOCK_SIZE = 256
-
-_compiling = threading.local()
-
-
-def _in_progress():
-    stack = getattr(_compiling, "stack", None)
-    if stack is None:
-        stack = _compiling.stack = []
-    return stack
-
 
 def normalize_dim3(dim, what):
     """``5`` -> ``(5, 1, 1)``; ``(2, 3)`` -> ``(2, 3, 1)``; validates positive ints."""
@@ -189,8 +178,11 @@ class CUDADispatcher(Dispatcher):
         self._launch_plans = {}
         self._specialized = False
         if sigs:
-            for sig in sigs:
-                self.compile(sig)
+            # While @cuda.jit("sig") runs, the function's name is not bound yet: Numba's type
+            # inference finds a self-recursive call through this registration.
+            with typeinfer.register_dispatcher(self):
+                for sig in sigs:
+                    self.compile(sig)
             self.disable_compile()
 
     # ---- typing hooks used by Numba -------------------------------------------------
@@ -233,18 +225,10 @@ class CUDADispatcher(Dispatcher):
         if cached is not None:
             self.overloads[tuple(args)] = cached
             return cached
-        stack = _in_progress()
-        if self in stack:
-            chain = " -> ".join(d.py_func.__name__ for d in stack[stack.index(self):])
-            raise TypingError(
-                f"recursion is not supported in CUDA code: {self.py_func.__name__} calls itself "
-                f"({chain} -> {self.py_func.__name__}); rewrite it with a loop"
-            )
-        stack.append(self)
-        try:
+        # ``is_compiling`` (the counter) makes Numba's type inference type a call back into this
+        # function as a ``RecursiveCall`` (self and mutual recursion, as on Numba's targets).
+        with self._compiling_counter:
             cres = compile_cuda(self.py_func, return_type, args, self.options, locals=self.locals)
-        finally:
-            stack.pop()
         for path in self.link:
             cres.library.add_linking_file(path)
         if self.device:

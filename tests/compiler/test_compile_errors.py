@@ -8,37 +8,6 @@ CC = (8, 0)
 THIS_FILE = "test_compile_errors.py"
 
 
-# ---- recursion -------------------------------------------------------------------------------
-def test_direct_recursion_is_a_clear_typing_error(cuda):
-    @cuda.jit(device=True)
-    def fact(n):
-        if n <= 1:
-            return 1
-        return n * fact(n - 1)
-
-    def k(a):
-        a[0] = fact(a[1])
-
-    with pytest.raises(TypingError, match=r"recursion is not supported in CUDA code: fact calls itself"):
-        cuda.compile_ptx(k, (int64[::1],), cc=CC)
-
-
-def test_mutual_recursion_is_a_clear_typing_error(cuda):
-    @cuda.jit(device=True)
-    def ping(n):
-        return 0 if n == 0 else pong(n - 1)
-
-    @cuda.jit(device=True)
-    def pong(n):
-        return 0 if n == 0 else ping(n - 1)
-
-    def k(a):
-        a[0] = ping(a[1])
-
-    with pytest.raises(TypingError, match=r"ping -> pong -> ping"):
-        cuda.compile_ptx(k, (int64[::1],), cc=CC)
-
-
 # ---- unsupported constructs -------------------------------------------------------------------
 def _list_kernel(a):
     values = [1, 2, 3]
