@@ -13,7 +13,7 @@ as a one-line error inside the report.
      "packages": {"numba": str|null, "llvmlite": ..., "numpy": ...,
                   "cuda-bindings": ..., "cuda-core": ..., "cuda-pathfinder": ...},
      "toolkit": {"cuda_major": int|null, "source": str|null, "root": str|null,
-                 "components": {"nvvm"|"libdevice"|"nvrtc"|"cudart"|"nvjitlink"|"include"|"ptxas":
+                 "components": {"nvvm"|"libdevice"|"nvrtc"|"cudart"|"nvjitlink"|"include"|"ptxas"|"nvdisasm":
                                 {"path": str|null, "source": str|null, "version": str|null,
                                  "error": str|null, "major": int|null,
                                  "loaded_version": str|null, "tried": [str]}},

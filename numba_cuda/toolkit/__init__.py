@@ -2,7 +2,9 @@
 
 Components: ``nvvm`` (libNVVM), ``libdevice`` (``libdevice.10.bc``),
 ``nvrtc``, ``cudart``, ``nvjitlink``, ``include`` (the folder with
-``cuda_runtime.h`` and ``cuda_fp16.h``) and ``ptxas`` (optional).  The driver
+``cuda_runtime.h`` and ``cuda_fp16.h``), ``ptxas`` and ``nvdisasm`` (both optional;
+``nvdisasm`` is for ``inspect_sass()``: CUDA 13 wheel ``nvidia-cuda-nvdisasm``, conda
+``cuda-nvdisasm``, or a toolkit install; CUDA 12 has no wheel of it).  The driver
 (``libcuda``) is not a toolkit component: :mod:`numba_cuda.runtime` owns it.
 
 Search order (sources):
@@ -60,7 +62,7 @@ Environment variables:
     Searched as described above.
 """
 
-COMPONENTS = ("nvvm", "libdevice", "nvrtc", "cudart", "nvjitlink", "include", "ptxas")
+COMPONENTS = ("nvvm", "libdevice", "nvrtc", "cudart", "nvjitlink", "include", "ptxas", "nvdisasm")
 
 _cached = None
 
@@ -97,6 +99,12 @@ def libdevice_path():
 def ptxas_path():
     """Absolute path of ``ptxas`` from the chosen toolkit, or None."""
     comp = get_toolkit().components.get("ptxas")
+    return comp.path if comp is not None and comp.found else None
+
+
+def nvdisasm_path():
+    """Absolute path of ``nvdisasm`` from the chosen toolkit, or None."""
+    comp = get_toolkit().components.get("nvdisasm")
     return comp.path if comp is not None and comp.found else None
 
 

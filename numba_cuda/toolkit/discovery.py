@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping, Optional, Sequence
 
 from . import layouts
-from .layouts import COMPONENTS, DESCRIPTIONS
+from .layouts import COMPONENTS, DESCRIPTIONS, OPTIONAL_COMPONENTS
 from .metadata import MetadataCache, header_version, major_of
 from .model import Component, Toolkit
 
@@ -284,6 +284,10 @@ class SourceList:
         if self._system_factory is not None:
             yield from self._built_system()
 
+    def built(self):
+        """The sources found so far: the system ones only if the search has reached them."""
+        return self._eager + (self._system or [])
+
     def known(self):
         """Every source without building the system ones: the report's list.
 
@@ -527,7 +531,7 @@ def environment_kind(env):
     return "system"
 
 
-_CONDA_EXTRA = {"nvjitlink": ["libnvjitlink"], "cudart": ["cuda-cudart"]}
+_CONDA_EXTRA = {"nvjitlink": ["libnvjitlink"], "cudart": ["cuda-cudart"], "nvdisasm": ["cuda-nvdisasm"]}
 
 
 def fix_command(kind, major, component=None):
@@ -535,6 +539,11 @@ def fix_command(kind, major, component=None):
     if kind == "conda":
         pkgs = ["cuda-nvcc-impl", "cuda-nvrtc"] + _CONDA_EXTRA.get(component, [])
         return f'conda install -c conda-forge {" ".join(pkgs)} "cuda-version={major}"'
+    if component == "nvdisasm":  # optional: in no extra (CUDA 12 has no wheel of it)
+        if major == 12:
+            return ("CUDA 12 has no pip wheel of nvdisasm: install cuda-nvdisasm with conda, or "
+                    "a CUDA 12 toolkit (found through CUDA_HOME)")
+        return f'pip install "nvidia-cuda-nvdisasm>={major}.0,<{major + 1}"'
     return f'pip install "numba-cuda[cu{major}]"'
 
 
@@ -592,16 +601,18 @@ def discover(env):
         for name, f in (("nvvm", nvvm), ("libdevice", libdevice)):
             components[name] = Component(name, f.path, f.source.kind, f.version, None,
                                          f.major or major, f.how, tried=tried[name])
-    def order():
+    def order(reach_system=True):
         # a generator: the system sources are built only if a component gets that far
         if decider:
             yield decider
-        yield from (s for s in sources if s is not decider and not s.skip)
+        pool = sources if reach_system else sources.built()
+        yield from (s for s in pool if s is not decider and not s.skip)
 
     for name in COMPONENTS:
         if name in components:
             continue
-        comp, major = _resolve_other(env, name, order(), decider, major, tried[name])
+        comp, major = _resolve_other(env, name, order(name not in OPTIONAL_COMPONENTS), decider,
+                                     major, tried[name])
         components[name] = comp
 
     for name in ("nvvm", "libdevice"):

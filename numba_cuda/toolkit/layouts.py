@@ -23,7 +23,11 @@ the right name; whether it is usable, and of which CUDA major, is decided by
 import os
 import re
 
-COMPONENTS = ("nvvm", "libdevice", "nvrtc", "cudart", "nvjitlink", "include", "ptxas")
+COMPONENTS = ("nvvm", "libdevice", "nvrtc", "cudart", "nvjitlink", "include", "ptxas", "nvdisasm")
+
+#: Components only some features use (``inspect_sass``); the search for them never reaches the
+#: system sources on its own (reading the loader cache costs a subprocess at start-up).
+OPTIONAL_COMPONENTS = ("nvdisasm",)
 
 #: Human-readable names used in reports and error messages.
 DESCRIPTIONS = {
@@ -34,6 +38,7 @@ DESCRIPTIONS = {
     "nvjitlink": "nvJitLink",
     "include": "the CUDA headers (cuda_runtime.h, cuda_fp16.h)",
     "ptxas": "ptxas",
+    "nvdisasm": "nvdisasm (the cubin disassembler)",
 }
 
 PLATFORMS = ("linux-64", "linux-aarch64", "win-64")
@@ -64,6 +69,7 @@ _LINUX_NAMES = {
     "cudart": [(r"libcudart\.so\.(?P<major>\d+)", "major"), (r"libcudart\.so", None)],
     "nvjitlink": [(r"libnvJitLink\.so\.(?P<major>\d+)", "major"), (r"libnvJitLink\.so", None)],
     "ptxas": [(r"ptxas", None)],
+    "nvdisasm": [(r"nvdisasm", None)],
     "libdevice": [(re.escape(LIBDEVICE), None)],
 }
 
@@ -76,6 +82,7 @@ _WINDOWS_NAMES = {
     # nvJitLink_120_0.dll, nvJitLink_130_0.dll
     "nvjitlink": [(r"nvJitLink_(?P<code>\d+)_0\.dll", "code")],
     "ptxas": [(r"ptxas\.exe", None)],
+    "nvdisasm": [(r"nvdisasm\.exe", None)],
     "libdevice": [(re.escape(LIBDEVICE), None)],
 }
 
@@ -93,11 +100,13 @@ def display_name(component, platform):
     if is_windows(platform):
         return {
             "nvvm": "nvvm64_*.dll", "nvrtc": "nvrtc64_*_0.dll", "cudart": "cudart64_*.dll",
-            "nvjitlink": "nvJitLink_*_0.dll", "ptxas": "ptxas.exe", "libdevice": LIBDEVICE,
+            "nvjitlink": "nvJitLink_*_0.dll", "ptxas": "ptxas.exe", "nvdisasm": "nvdisasm.exe",
+            "libdevice": LIBDEVICE,
         }[component]
     return {
         "nvvm": "libnvvm.so*", "nvrtc": "libnvrtc.so.*", "cudart": "libcudart.so.*",
-        "nvjitlink": "libnvJitLink.so.*", "ptxas": "ptxas", "libdevice": LIBDEVICE,
+        "nvjitlink": "libnvJitLink.so.*", "ptxas": "ptxas", "nvdisasm": "nvdisasm",
+        "libdevice": LIBDEVICE,
     }[component]
 
 
@@ -150,6 +159,7 @@ def prefix_search_dirs(component, platform):
             "nvjitlink": lib_dirs,
             "include": ["include", "Library/include"],
             "ptxas": ["bin/x64", "bin", "Library/bin/x64", "Library/bin"],
+            "nvdisasm": ["bin/x64", "bin", "Library/bin/x64", "Library/bin"],
         }[component]
     lib_dirs = ["lib64", "lib", f"targets/{t}/lib"]
     return {
@@ -163,6 +173,7 @@ def prefix_search_dirs(component, platform):
         "nvjitlink": lib_dirs,
         "include": [f"targets/{t}/include", "include"],
         "ptxas": ["bin"],
+        "nvdisasm": ["bin"],
     }[component]
 
 
@@ -207,13 +218,14 @@ def wheel_search_dirs(major, component, platform):
             dirs = {
                 "nvvm": bins, "nvrtc": bins, "cudart": bins, "nvjitlink": bins,
                 "libdevice": [f"{base}/nvvm/libdevice"], "include": [f"{base}/include"],
-                "ptxas": bins,
+                "ptxas": bins, "nvdisasm": bins,
             }
         else:
             dirs = {
                 "nvvm": [f"{base}/lib"], "nvrtc": [f"{base}/lib"], "cudart": [f"{base}/lib"],
                 "nvjitlink": [f"{base}/lib"], "libdevice": [f"{base}/nvvm/libdevice"],
                 "include": [f"{base}/include"], "ptxas": [f"{base}/bin"],
+                "nvdisasm": [f"{base}/bin"],  # wheel nvidia-cuda-nvdisasm
             }
         return dirs[component]
     if major == 12:
@@ -226,6 +238,8 @@ def wheel_search_dirs(major, component, platform):
             "nvjitlink": [f"nvidia/nvjitlink/{lib}"],
             "include": ["nvidia/cuda_runtime/include"],
             "ptxas": ["nvidia/cuda_nvcc/bin"],
+            # CUDA 12 has no nvdisasm wheel: conda (cuda-nvdisasm) or a toolkit install
+            "nvdisasm": [],
         }[component]
     raise ValueError(f"no pip wheel layout for CUDA {major}")
 

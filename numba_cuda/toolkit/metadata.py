@@ -29,6 +29,7 @@ _VERSION_JSON_KEYS = {
     "nvjitlink": ("libnvjitlink", "nvjitlink"),
     "include": ("cuda_cudart",),
     "ptxas": ("cuda_nvcc",),
+    "nvdisasm": ("cuda_nvdisasm",),
 }
 
 _DIST_INFO = re.compile(r"(?P<name>[A-Za-z0-9_.]+?)-(?P<version>\d[^-]*)\.dist-info\Z")

@@ -89,6 +89,7 @@ def make_conda_env(prefix, major, platform="linux-64", skip=(), version=None):
             "include": ("cuda-cudart-dev", ["Library/include/cuda_runtime.h",
                                             "Library/include/cuda_fp16.h"]),
             "ptxas": ("cuda-nvcc-tools", ["Library/bin/ptxas.exe"]),
+            "nvdisasm": ("cuda-nvdisasm", ["Library/bin/nvdisasm.exe"]),
         }
     else:
         t = "sbsa-linux" if platform == "linux-aarch64" else "x86_64-linux"
@@ -101,6 +102,7 @@ def make_conda_env(prefix, major, platform="linux-64", skip=(), version=None):
             "include": ("cuda-cudart-dev", [f"targets/{t}/include/cuda_runtime.h",
                                             f"targets/{t}/include/cuda_fp16.h"]),
             "ptxas": ("cuda-nvcc-tools", ["bin/ptxas"]),
+            "nvdisasm": ("cuda-nvdisasm", ["bin/nvdisasm"]),
         }
     tree = Tree(prefix, platform)
     for comp, (pkg, files) in layout.items():
@@ -132,6 +134,7 @@ def make_wheels(site, major, platform="linux-64", skip=()):
                 "include": ("nvidia_cuda_runtime", [f"{b}/include/cuda_runtime.h",
                                                     f"{b}/include/cuda_fp16.h"]),
                 "ptxas": ("nvidia_cuda_nvcc", [f"{b}/bin/ptxas.exe"]),
+                "nvdisasm": ("nvidia_cuda_nvdisasm", [f"{b}/bin/nvdisasm.exe"]),
             }
         else:
             layout = {
@@ -143,6 +146,7 @@ def make_wheels(site, major, platform="linux-64", skip=()):
                 "include": ("nvidia_cuda_runtime", [f"{b}/include/cuda_runtime.h",
                                                     f"{b}/include/cuda_fp16.h"]),
                 "ptxas": ("nvidia_cuda_nvcc", [f"{b}/bin/ptxas"]),
+                "nvdisasm": ("nvidia_cuda_nvdisasm", [f"{b}/bin/nvdisasm"]),
             }
         version = "13.0.88"
     else:
@@ -198,6 +202,7 @@ def make_toolkit_install(root, major, platform="linux-64", skip=(), version_json
             "nvjitlink": [f"{libdir}/nvJitLink_{code}_0.dll"],
             "include": None,
             "ptxas": ["bin/ptxas.exe"],
+            "nvdisasm": ["bin/nvdisasm.exe"],
         }
         inc = "include"
     else:
@@ -210,6 +215,7 @@ def make_toolkit_install(root, major, platform="linux-64", skip=(), version_json
             "nvjitlink": [f"targets/{t}/lib/libnvJitLink.so.{major}"],
             "include": None,
             "ptxas": ["bin/ptxas"],
+            "nvdisasm": ["bin/nvdisasm"],
         }
         inc = f"targets/{t}/include"
     for comp, files in layout.items():
