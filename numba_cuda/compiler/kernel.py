@@ -155,5 +155,21 @@ class CompiledKernel:
     def inspect_types(self):
         return str(self.cres.type_annotation)
 
+    def inspect_sass(self, cc=None):
+        """SASS for ``cc`` (default: current device, else lowest NVVM cc), from the cubin
+        nvJitLink links offline, disassembled by the toolkit's nvdisasm (``-gi``)."""
+        from ..linking.disassembly import sass
+        from . import capability
+
+        return sass(self, capability.check_cc(cc) if cc is not None else capability.default_cc())
+
+    def inspect_sass_cfg(self, cc=None):
+        """The SASS control-flow graph (DOT text, ``nvdisasm -cfg``) for ``cc``."""
+        from ..linking.disassembly import sass
+        from . import capability
+
+        cc = capability.check_cc(cc) if cc is not None else capability.default_cc()
+        return sass(self, cc, cfg=True)
+
     def __repr__(self):
         return f"<CompiledKernel {self.entry_name} {self.signature}>"

@@ -376,6 +376,24 @@ class CUDADispatcher(Dispatcher):
             out[args] = ovl.library.get_ptx(cc) if self.device else ovl.inspect_asm(cc)
         return out if signature is None else next(iter(out.values()))
 
+    def inspect_sass(self, signature=None, cc=None):
+        """SASS per signature (dict), or the SASS for ``signature``, for ``cc`` (default: the
+        current device's, else the lowest the installed libNVVM accepts).  Needs the toolkit's
+        nvdisasm (optional: ``pip install nvidia-cuda-nvdisasm`` for CUDA 13); no GPU needed."""
+        return self._disassembly("inspect_sass", signature, cc)
+
+    def inspect_sass_cfg(self, signature=None, cc=None):
+        """The SASS control-flow graph (DOT text) per signature, or for ``signature``."""
+        return self._disassembly("inspect_sass_cfg", signature, cc)
+
+    def _disassembly(self, method, signature, cc):
+        if self.device:
+            # RuntimeError: what Numba raises here
+            raise RuntimeError(f"{method}() needs a kernel: {self.py_func.__qualname__} is a device "
+                               "function (inspect the kernel that calls it)")
+        out = {args: getattr(kernel, method)(cc) for args, kernel in self._select(signature).items()}
+        return out if signature is None else next(iter(out.values()))
+
     def inspect_types(self, file=None, signature=None):
         """Print Numba's typed IR annotation of each specialisation."""
         file = file or sys.stdout

@@ -130,6 +130,9 @@ class _SimFunction:
     def inspect_sass(self, *args, **kwargs):
         raise not_available("inspect_sass()")
 
+    def inspect_sass_cfg(self, *args, **kwargs):
+        raise not_available("inspect_sass_cfg()")
+
     def inspect_types(self, *args, **kwargs):
         raise not_available("inspect_types()")
 

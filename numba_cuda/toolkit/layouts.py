@@ -38,7 +38,7 @@ DESCRIPTIONS = {
     "nvjitlink": "nvJitLink",
     "include": "the CUDA headers (cuda_runtime.h, cuda_fp16.h)",
     "ptxas": "ptxas",
-    "nvdisasm": "nvdisasm (the cubin disassembler)",
+    "nvdisasm": "nvdisasm",
 }
 
 PLATFORMS = ("linux-64", "linux-aarch64", "win-64")
