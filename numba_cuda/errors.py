@@ -48,5 +48,29 @@ class LaunchConfigError(CudaError, ValueError):
     """A kernel launch configuration is invalid for the device it targets."""
 
 
+# Where Numba's built-in target raises another built-in exception class for the same misuse, the
+# error is also an instance of that class, so that ``except`` clauses written for Numba still
+# catch it.
+
+class LaunchConfigTypeError(LaunchConfigError, TypeError):
+    """A launch configuration of the wrong type (``kernel[1.5, 32]``, ``kernel[32]``), or a
+    kernel called without one.  Also a ``TypeError``, as Numba raises for non-integer sizes."""
+
+
+class UnsupportedCompileOption(CudaError, NotImplementedError, ValueError):
+    """``compile``/``compile_ptx`` asked for an ``abi`` or ``output`` that does not exist or does
+    not apply.  A ``NotImplementedError`` as in Numba (and a ``ValueError``: a bad argument)."""
+
+
+class KernelArgumentError(CudaError, TypeError, ValueError):
+    """A kernel argument whose type cannot be passed to a kernel.  A ``TypeError``, and a
+    ``ValueError`` as Numba raises (Numba's ``typeof`` finds no type for it)."""
+
+
+class CompilationDisabledError(CudaError, RuntimeError, TypeError):
+    """A dispatcher frozen with explicit signatures was asked for another one.  A
+    ``RuntimeError`` as Numba's ``compile()`` raises (and a ``TypeError``: wrong types)."""
+
+
 class CacheError(CudaError, RuntimeError):
     """``cache=True`` cannot work for this function (no source file, no writable directory)."""

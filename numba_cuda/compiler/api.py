@@ -26,12 +26,16 @@ def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False
     (default: the Python name); ``abi="numba"`` exports the Numba-ABI function
     ``i32 f(ret*, args...)``.
     """
+    from ..errors import UnsupportedCompileOption
+
     if output not in ("ptx", "ltoir"):
-        raise ValueError(f"output must be 'ptx' or 'ltoir', got {output!r}")
+        raise UnsupportedCompileOption(f"output must be 'ptx' or 'ltoir', got {output!r}")
     if abi not in ("c", "numba"):
-        raise ValueError(f"abi must be 'c' or 'numba', got {abi!r}")
+        raise UnsupportedCompileOption(f"abi must be 'c' or 'numba', got {abi!r}")
     if abi == "c" and not device:
-        raise ValueError("abi='c' is only supported for device functions (device=True)")
+        raise UnsupportedCompileOption(
+            "abi='c' is only supported for device functions (device=True); kernels use the "
+            "CUDA kernel ABI (pass abi='numba', the default of compile_ptx)")
     options = CompileOptions.from_user(debug=debug, lineinfo=lineinfo, fastmath=fastmath, opt=opt)
     if nvvm.is_loaded():
         cc = _resolve_cc(cc)

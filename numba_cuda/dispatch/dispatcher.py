@@ -26,7 +26,8 @@ from numba.core.typing.typeof import Purpose, typeof
 from .. import pickling
 from ..compiler.pipeline import CompileOptions, CUDACompiler, compile_cuda
 from ..compiler.target import cuda_target
-from ..errors import LaunchConfigError
+from ..errors import (CompilationDisabledError, KernelArgumentError, LaunchConfigError,
+                      LaunchConfigTypeError)
 from .device_cc import launch_cc
 from .disk_cache import dispatcher_cache
 from .launched_kernel import LaunchableKernel, max_cooperative_grid_blocks
@@ -35,20 +36,29 @@ from .launched_kernel import LaunchableKernel, max_cooperative_grid_blocks
 FORALL_BLOCK_SIZE = 256
 
 def normalize_dim3(dim, what):
-    """``5`` -> ``(5, 1, 1)``; ``(2, 3)`` -> ``(2, 3, 1)``; validates positive ints."""
+    """``5`` -> ``(5, 1, 1)``; ``(2, 3)`` -> ``(2, 3, 1)``; validates positive ints.
+
+    A missing size is a ``LaunchConfigError`` (a ``ValueError``), a size that is not an integer a
+    ``LaunchConfigTypeError`` (also a ``TypeError``): the classes Numba raises."""
+    if dim is None:
+        raise LaunchConfigError(f"{what} is missing: launch the kernel as "
+                                "kernel[griddim, blockdim](...)")
     if isinstance(dim, int):
         dim = (dim,)
     try:
         dims = tuple(dim)
     except TypeError:
-        raise LaunchConfigError(f"{what} must be an int or a tuple of 1-3 ints, got {dim!r}") from None
+        raise LaunchConfigTypeError(
+            f"{what} must be an int or a tuple of 1-3 ints, got {dim!r}") from None
     if not 1 <= len(dims) <= 3:
         raise LaunchConfigError(f"{what} must have 1 to 3 dimensions, got {dim!r}")
     out = []
     for d in dims:
         if not isinstance(d, int) and hasattr(d, "__index__"):
             d = d.__index__()
-        if not isinstance(d, int) or d < 1:
+        if not isinstance(d, int):
+            raise LaunchConfigTypeError(f"{what} must contain positive ints, got {dim!r}")
+        if d < 1:
             raise LaunchConfigError(f"{what} must contain positive ints, got {dim!r}")
         out.append(d)
     while len(out) < 3:
@@ -198,11 +208,11 @@ class CUDADispatcher(Dispatcher):
 
     def __call__(self, *args, **kwargs):
         if self.device:
-            raise TypeError(
+            raise LaunchConfigTypeError(
                 f"{self.py_func.__qualname__} is a CUDA device function: call it from a kernel or "
                 "another device function, not from the host"
             )
-        raise TypeError(
+        raise LaunchConfigTypeError(
             f"{self.py_func.__qualname__} is a CUDA kernel: launch it with a configuration, "
             f"{self.py_func.__name__}[blocks, threads_per_block](...)"
         )
@@ -217,7 +227,7 @@ class CUDADispatcher(Dispatcher):
         if existing is not None:
             return existing
         if not self._can_compile:
-            raise TypeError(
+            raise CompilationDisabledError(
                 f"{self.py_func.__qualname__} has no compiled version for {args} and compilation "
                 f"is disabled; compiled signatures: {self.signatures}"
             )
@@ -256,12 +266,22 @@ class CUDADispatcher(Dispatcher):
     def __getitem__(self, config):
         if self.device:
             raise TypeError(f"{self.py_func.__qualname__} is a device function; it cannot be launched")
-        if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
+        if not isinstance(config, tuple):
+            raise LaunchConfigTypeError(
+                "a launch configuration is [griddim, blockdim], [griddim, blockdim, stream] or "
+                f"[griddim, blockdim, stream, dynamic_shared_bytes]; got {config!r}"
+            )
+        if not 2 <= len(config) <= 4:
             raise LaunchConfigError(
                 "a launch configuration is [griddim, blockdim], [griddim, blockdim, stream] or "
                 f"[griddim, blockdim, stream, dynamic_shared_bytes]; got {config!r}"
             )
         return LaunchConfiguration(self, *config)
+
+    def configure(self, griddim, blockdim, stream=0, sharedmem=0):
+        """``kernel.configure(griddim, blockdim, stream, sharedmem)``: the same as
+        ``kernel[griddim, blockdim, stream, sharedmem]``."""
+        return self[griddim, blockdim, stream, sharedmem]
 
     def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
         """Launch configuration covering ``ntasks`` threads in 1D (``tpb`` threads per block)."""
@@ -279,7 +299,7 @@ class CUDADispatcher(Dispatcher):
 
             value = as_cuda_array(value)
             return value, typeof(value, Purpose.argument)
-        raise TypeError(
+        raise KernelArgumentError(
             f"kernel {self.py_func.__qualname__}: cannot pass an argument of type "
             f"{type(value).__name__} to a CUDA kernel (supported: numbers, booleans, tuples, NumPy "
             "and device arrays, objects with __cuda_array_interface__)"

@@ -8,7 +8,7 @@ import threading
 import numpy as np
 
 from .. import pickling
-from ..errors import CudaError, LaunchConfigError
+from ..errors import CudaError, LaunchConfigError, LaunchConfigTypeError
 from . import collectives, devicearray, launchconfig, scheduler
 from .threadstate import state
 from .transform import DeviceRecursion, TransformError, Transformed, transform
@@ -214,7 +214,8 @@ class SimKernel(_SimFunction):
     # -- launch configuration
     def __getitem__(self, config):
         if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
-            raise LaunchConfigError(
+            error = LaunchConfigError if isinstance(config, tuple) else LaunchConfigTypeError
+            raise error(
                 f"launch configuration must be [griddim, blockdim] with optional stream and "
                 f"dynamic shared memory bytes, got {config!r}"
             )
@@ -225,7 +226,7 @@ class SimKernel(_SimFunction):
         return _Launcher(self, grid, block, stream, int(sharedmem))
 
     def __call__(self, *args, **kwargs):
-        raise LaunchConfigError(
+        raise LaunchConfigTypeError(
             f"kernel {self.py_func.__name__} was called without a launch configuration; launch it "
             f"as {self.py_func.__name__}[griddim, blockdim](...)"
         )

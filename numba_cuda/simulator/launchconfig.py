@@ -6,7 +6,7 @@ limits of every current NVIDIA GPU.
 
 import numbers
 
-from ..errors import LaunchConfigError
+from ..errors import LaunchConfigError, LaunchConfigTypeError
 
 MAX_THREADS_PER_BLOCK = 1024
 MAX_BLOCK_DIM = (1024, 1024, 64)
@@ -15,6 +15,11 @@ MAX_SHARED_MEMORY_PER_BLOCK = 48 * 1024
 
 
 def _dims(value, what):
+    # Missing: LaunchConfigError (a ValueError); not integers: LaunchConfigTypeError (also a
+    # TypeError): the classes Numba raises.
+    if value is None:
+        raise LaunchConfigError(f"{what} is missing: launch the kernel as "
+                                "kernel[griddim, blockdim](...)")
     if isinstance(value, numbers.Integral):
         dims = (value,)
     elif hasattr(value, "x") and hasattr(value, "y") and hasattr(value, "z"):
@@ -23,14 +28,14 @@ def _dims(value, what):
         try:
             dims = tuple(value)
         except TypeError:
-            raise LaunchConfigError(
+            raise LaunchConfigTypeError(
                 f"{what} must be an int or a tuple of 1 to 3 ints, got {value!r}"
             ) from None
     if not 1 <= len(dims) <= 3:
         raise LaunchConfigError(f"{what} must have 1 to 3 dimensions, got {len(dims)}: {value!r}")
     for axis, d in zip("xyz", dims):
         if not isinstance(d, numbers.Integral) or isinstance(d, bool):
-            raise LaunchConfigError(f"{what}.{axis} must be an int, got {d!r}")
+            raise LaunchConfigTypeError(f"{what}.{axis} must be an int, got {d!r}")
         if d < 1:
             raise LaunchConfigError(
                 f"{what}.{axis} must be at least 1, got {int(d)} (a launch needs at least one "
