@@ -10,13 +10,23 @@ Device side (inside a ``@cuda.jit`` kernel, ``i`` the thread's state index)::
     z = xoroshiro128p_normal_float64(states, i)      # N(0, 1)
 
 The generator is xoroshiro128+ with the (55, 14, 36) shift/rotate constants of
-Blackman and Vigna's reference implementation.  Seeding: the 64-bit ``seed``
-drives a splitmix64 generator whose first two outputs are the first state;
-state ``k`` is that state advanced by ``subsequence_start + k`` jumps of 2**64
-steps (the jump polynomial), so every thread draws from its own
-non-overlapping subsequence of length 2**64, and a given (seed,
-subsequence_start) always gives the same states.  The states are computed on
-the host (a Numba-compiled CPU loop) and copied to the device.
+Blackman and Vigna's reference implementation, and every stream is the one Numba's
+built-in target and NVIDIA's package produce for the same seed:
+
+* seeding: the first splitmix64 output ``z`` of the 64-bit ``seed`` is both words of
+  the first state (``s0 = s1 = z``); state ``k`` is that state advanced by
+  ``subsequence_start + k`` jumps of 2**64 steps (the jump polynomial), so every thread
+  draws from its own non-overlapping subsequence of length 2**64;
+* ``uniform_float64``: the top 53 bits of an output times 2**-53;
+* ``uniform_float32``: that float64 rounded to float32 (to nearest: it can round up
+  to 1.0 when the 53 bits are within 2**-25 of it);
+* ``normal_float32`` / ``normal_float64``: Box-Muller on two float32 uniforms ``u1``,
+  ``u2``: ``sqrt(-2 log(u1)) cos(2 pi u2)``, in float32 arithmetic for ``float32``; for
+  ``float64`` with ``log(u1)`` of the float32 ``u1`` and the rest in float64.  A ``u1`` of
+  0 gives an infinite value, as in Numba.
+
+The states are computed on the host (a Numba-compiled CPU loop) and copied to the
+device.
 
 The device functions are plain Python on Numba integer types, compiled by the
 CUDA target as device functions, and run unchanged by the simulator
@@ -38,8 +48,9 @@ xoroshiro128p_type = from_dtype(xoroshiro128p_dtype)
 # The jump polynomial: advancing by it equals 2**64 calls of next().
 _JUMP = (0xBEAC0467EBA5FACB, 0xD86B048B86AA9922)
 _TWO_POW_MINUS_53 = 1.0 / 9007199254740992.0
-_TWO_POW_MINUS_24 = 1.0 / 16777216.0
-_TWO_PI = 2.0 * math.pi
+#: 2 pi in each precision (the names Numba's module has).
+TWO_PI_FLOAT32 = np.float32(2 * math.pi)
+TWO_PI_FLOAT64 = np.float64(2 * math.pi)
 
 
 # ---- device functions ---------------------------------------------------------------
@@ -49,6 +60,18 @@ _TWO_PI = 2.0 * math.pi
 def rotl(x, k):
     """``x`` (uint64) rotated left by ``k`` (uint32, 0 < k < 64) bits."""
     return (x << k) | (x >> (uint32(64) - k))
+
+
+@_cuda.jit(device=True)
+def init_xoroshiro128p_state(states, index, seed):
+    """Seed generator ``index`` from ``seed``: both state words are splitmix64(seed)."""
+    index = int64(index)
+    z = uint64(seed) + uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> uint32(30))) * uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> uint32(27))) * uint64(0x94D049BB133111EB)
+    z = z ^ (z >> uint32(31))
+    states[index]["s0"] = z
+    states[index]["s1"] = z
 
 
 @_cuda.jit(device=True)
@@ -81,36 +104,45 @@ def xoroshiro128p_jump(states, index):
 
 
 @_cuda.jit(device=True)
+def uint64_to_unit_float64(x):
+    """The top 53 bits of ``x`` (uint64) as a float64 in [0, 1)."""
+    return float64(uint64(x) >> uint32(11)) * float64(_TWO_POW_MINUS_53)
+
+
+@_cuda.jit(device=True)
+def uint64_to_unit_float32(x):
+    """``uint64_to_unit_float64(x)`` rounded to float32 (to nearest)."""
+    return float32(uint64_to_unit_float64(x))
+
+
+@_cuda.jit(device=True)
 def xoroshiro128p_uniform_float64(states, index):
     """A float64 uniformly distributed in [0, 1) (53 random bits)."""
-    x = xoroshiro128p_next(states, index)
-    return float64(x >> uint32(11)) * float64(_TWO_POW_MINUS_53)
+    return uint64_to_unit_float64(xoroshiro128p_next(states, index))
 
 
 @_cuda.jit(device=True)
 def xoroshiro128p_uniform_float32(states, index):
-    """A float32 uniformly distributed in [0, 1) (24 random bits)."""
-    x = xoroshiro128p_next(states, index)
-    return float32(uint32(x >> uint32(40))) * float32(_TWO_POW_MINUS_24)
+    """A float32 uniformly distributed in [0, 1]: the float64 uniform rounded to float32."""
+    return uint64_to_unit_float32(xoroshiro128p_next(states, index))
 
 
 @_cuda.jit(device=True)
 def xoroshiro128p_normal_float64(states, index):
-    """A float64 from the standard normal distribution (Box-Muller, two uniforms)."""
-    u1 = xoroshiro128p_uniform_float64(states, index)
-    u2 = xoroshiro128p_uniform_float64(states, index)
-    # 1 - u1 lies in (0, 1]: the logarithm is finite.
-    radius = math.sqrt(float64(-2.0) * math.log(float64(1.0) - u1))
-    return radius * math.cos(float64(_TWO_PI) * u2)
+    """A float64 from the standard normal distribution (Box-Muller on two float32 uniforms,
+    advancing the generator by two steps)."""
+    u1 = xoroshiro128p_uniform_float32(states, index)
+    u2 = xoroshiro128p_uniform_float32(states, index)
+    return math.sqrt(-float64(2.0) * math.log(u1)) * math.cos(TWO_PI_FLOAT64 * u2)
 
 
 @_cuda.jit(device=True)
 def xoroshiro128p_normal_float32(states, index):
-    """A float32 from the standard normal distribution (Box-Muller, two uniforms)."""
+    """A float32 from the standard normal distribution (Box-Muller in float32 arithmetic,
+    advancing the generator by two steps)."""
     u1 = xoroshiro128p_uniform_float32(states, index)
     u2 = xoroshiro128p_uniform_float32(states, index)
-    radius = math.sqrt(float32(-2.0) * math.log(float32(1.0) - u1))
-    return float32(radius * math.cos(float32(_TWO_PI) * u2))
+    return math.sqrt(-float32(2.0) * math.log(u1)) * math.cos(TWO_PI_FLOAT32 * u2)
 
 
 # ---- host: seeding ------------------------------------------------------------------
@@ -125,12 +157,11 @@ def _host_fill():
         return _fill_states
 
     @njit(nogil=True)
-    def splitmix64(z):
-        z = z + uint64(0x9E3779B97F4A7C15)
-        r = z
-        r = (r ^ (r >> uint32(30))) * uint64(0xBF58476D1CE4E5B9)
-        r = (r ^ (r >> uint32(27))) * uint64(0x94D049BB133111EB)
-        return z, r ^ (r >> uint32(31))
+    def splitmix64(seed):
+        z = seed + uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> uint32(30))) * uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> uint32(27))) * uint64(0x94D049BB133111EB)
+        return z ^ (z >> uint32(31))
 
     @njit(nogil=True)
     def step(s0, s1):
@@ -153,8 +184,7 @@ def _host_fill():
 
     @njit(nogil=True)
     def fill(out_s0, out_s1, seed, start, j0, j1):
-        z, s0 = splitmix64(seed)
-        z, s1 = splitmix64(z)
+        s0 = s1 = splitmix64(seed)
         for _ in range(start):
             s0, s1 = jump(s0, s1, j0, j1)
         for i in range(out_s0.shape[0]):
@@ -224,4 +254,7 @@ __all__ = [
     "xoroshiro128p_normal_float64",
     "xoroshiro128p_next",
     "xoroshiro128p_jump",
+    "init_xoroshiro128p_state",
+    "uint64_to_unit_float64",
+    "uint64_to_unit_float32",
 ]

@@ -18,6 +18,7 @@ MASK = (1 << 64) - 1
 # ---- reference implementation, Python ints ---------------------------------------------
 
 def ref_splitmix64(z):
+    """One splitmix64 step from state ``z``: ``(next state, output)``."""
     z = (z + 0x9E3779B97F4A7C15) & MASK
     r = z
     r = ((r ^ (r >> 30)) * 0xBF58476D1CE4E5B9) & MASK
@@ -51,9 +52,9 @@ def ref_jump(s):
 
 
 def ref_states(n, seed, start=0):
-    z, s0 = ref_splitmix64(seed & MASK)
-    z, s1 = ref_splitmix64(z)
-    s = [s0, s1]
+    """Numba's seeding: the first splitmix64 output of the seed is both words of state 0."""
+    _, z = ref_splitmix64(seed & MASK)
+    s = [z, z]
     for _ in range(start):
         ref_jump(s)
     out = []
@@ -68,9 +69,30 @@ def ref_uniform_float64(x):
 
 
 def ref_uniform_float32(x):
+    """The float64 uniform rounded to float32 (Numba's definition)."""
     import numpy as np
 
-    return np.float32(x >> 40) * np.float32(1.0 / 16777216.0)
+    return np.float32(ref_uniform_float64(x))
+
+
+def ref_normal_float32(x1, x2):
+    """Box-Muller in float32 arithmetic on two float32 uniforms (NumPy's float32 log/cos)."""
+    import numpy as np
+
+    u1, u2 = ref_uniform_float32(x1), ref_uniform_float32(x2)
+    with np.errstate(divide="ignore"):
+        return (np.sqrt(np.float32(-2.0) * np.log(u1))
+                * np.cos(np.float32(2 * math.pi) * u2))
+
+
+def ref_normal_float64(x1, x2):
+    """Box-Muller in float64 on two float32 uniforms, with the float32 log of ``u1``."""
+    import numpy as np
+
+    u1, u2 = ref_uniform_float32(x1), ref_uniform_float32(x2)
+    with np.errstate(divide="ignore"):
+        return (math.sqrt(-2.0 * float(np.log(u1)))
+                * math.cos(float(np.float64(2 * math.pi) * np.float64(u2))))
 
 
 # ---- statistics ----------------------------------------------------------------------------
@@ -104,6 +126,7 @@ def ref():
     return SimpleNamespace(
         splitmix64=ref_splitmix64, next=ref_next, jump=ref_jump, states=ref_states,
         uniform_float64=ref_uniform_float64, uniform_float32=ref_uniform_float32,
+        normal_float32=ref_normal_float32, normal_float64=ref_normal_float64,
         ks=ks_statistic, uniform_cdf=uniform_cdf, normal_cdf=normal_cdf,
     )
 
