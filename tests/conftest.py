@@ -6,8 +6,17 @@ device; without them they are skipped with the reason found here.
 
 import functools
 import os
+import sys
 
 import pytest
+
+# Numba's low-occupancy warning (on by default, as in Numba) would fire for nearly every launch
+# of the suite's small grids; the tests of the warning turn it on themselves.  Subprocesses
+# inherit the variable.
+os.environ.setdefault("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS", "0")
+if "numba.core.config" in sys.modules:
+    sys.modules["numba.core.config"].CUDA_LOW_OCCUPANCY_WARNINGS = int(
+        os.environ["NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS"])
 
 
 @functools.lru_cache(maxsize=None)

@@ -2,9 +2,10 @@
 ``declare_device``.  (``cuda.jit`` and ``*_for_current_device`` are in ``numba_cuda.dispatch.api``,
 which re-exports these as the public ``cuda.compile`` ...)
 
-Default compute capability (``cc=None``): for ``compile``/``compile_ptx`` the lowest the installed
-libNVVM accepts (CUDA 12: 5.0, CUDA 13: 7.5), so that PTX is made the same way with or without a
-GPU.
+Default compute capability (``cc=None``): for ``compile``/``compile_ptx`` ``NUMBA_CUDA_DEFAULT_PTX_CC``
+when set, else the lowest the installed libNVVM accepts (CUDA 12: 5.0, CUDA 13: 7.5), so that
+PTX is made the same way with or without a GPU.  ``NUMBA_FORCE_CUDA_CC`` overrides every cc (see
+``capability``).
 """
 
 from numba.core import sigutils, types
@@ -13,8 +14,9 @@ from . import capability, nvvm
 from .pipeline import CompileOptions, compile_cuda
 from .target import cuda_target
 
+
 def _resolve_cc(cc):
-    return capability.check_cc(cc) if cc is not None else capability.default_cc(prefer_device=False)
+    return capability.check_cc(cc) if cc is not None else capability.default_ptx_cc()
 
 
 def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False, cc=None,

@@ -5,7 +5,16 @@ installed libNVVM accepts**: 5.0 with CUDA 12's libNVVM, 7.5 with CUDA 13's.  Wi
 current device's compute capability is used (``default_cc(prefer_device=True)``), as reported by
 the query the dispatch layer installs (``set_device_cc_query``); this module never asks the
 runtime.
+
+Numba's settings (``numba.config``, from the environment or ``.numba_config.yaml``):
+
+* ``NUMBA_CUDA_DEFAULT_PTX_CC`` -- the default of ``compile``/``compile_ptx`` (``cc=None``) when
+  set (:func:`default_ptx_cc`); one the installed libNVVM does not accept is an error naming it.
+* ``NUMBA_FORCE_CUDA_CC`` -- every compilation targets this cc, whatever was asked
+  (:func:`forced_cc`, applied where PTX / LTO-IR is made).
 """
+
+import os
 
 from ..errors import NvvmError
 
@@ -111,6 +120,38 @@ def check_cc(cc):
             f"the installed libNVVM (NVVM {'.'.join(map(str, nvvm.version()))}); supported: {listed}"
         )
     return cc
+
+
+#: Numba's value of ``config.CUDA_DEFAULT_PTX_CC`` when the variable is not set.
+_NUMBA_DEFAULT_PTX_CC = (5, 0)
+
+
+def default_ptx_cc():
+    """The cc of ``compile``/``compile_ptx`` without ``cc``: ``NUMBA_CUDA_DEFAULT_PTX_CC`` when set
+    (in the environment or ``numba.config``), else the lowest cc the installed libNVVM accepts."""
+    from numba.core import config
+
+    cc = getattr(config, "CUDA_DEFAULT_PTX_CC", None)
+    if cc is None or (tuple(cc) == _NUMBA_DEFAULT_PTX_CC
+                      and not os.environ.get("NUMBA_CUDA_DEFAULT_PTX_CC", "").strip()):
+        return lowest_supported_cc()
+    return _setting_cc("NUMBA_CUDA_DEFAULT_PTX_CC", cc)
+
+
+def forced_cc():
+    """``NUMBA_FORCE_CUDA_CC`` (``numba.config.FORCE_CUDA_CC``) as a checked cc, or None."""
+    from numba.core import config
+
+    cc = getattr(config, "FORCE_CUDA_CC", None)
+    return _setting_cc("NUMBA_FORCE_CUDA_CC", cc) if cc else None
+
+
+def _setting_cc(variable, cc):
+    try:
+        return check_cc(cc)
+    except UnsupportedCCError as exc:
+        raise UnsupportedCCError(f"{variable}={cc[0]}.{cc[1]}: {exc}; set {variable} to one of "
+                                 "those, or unset it") from None
 
 
 #: Set by the dispatch layer (``numba_cuda.dispatch.device_cc``): a callable returning the

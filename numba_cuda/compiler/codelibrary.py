@@ -228,7 +228,8 @@ class CUDACodeLibrary(CodeLibrary):
     def get_ptx(self, cc=None):
         from . import capability, nvvm
 
-        cc = capability.check_cc(cc) if cc is not None else capability.default_cc()
+        cc = capability.forced_cc() or (
+            capability.check_cc(cc) if cc is not None else capability.default_cc())
         with self._lock:
             ptx = self._ptx_cache.get(cc)
             if ptx is None:
@@ -239,7 +240,8 @@ class CUDACodeLibrary(CodeLibrary):
     def get_ltoir(self, cc=None):
         from . import capability, nvvm
 
-        cc = capability.check_cc(cc) if cc is not None else capability.default_cc()
+        cc = capability.forced_cc() or (
+            capability.check_cc(cc) if cc is not None else capability.default_cc())
         key = ("ltoir", cc)
         with self._lock:
             data = self._ptx_cache.get(key)

@@ -49,6 +49,10 @@ def jit(func_or_sig=None, *, device=False, inline="never", link=(), debug=None, 
                         f"known: {', '.join(_JIT_OPTIONS)}")
     if isinstance(link, str):
         link = [link]
+    if debug is None:  # NUMBA_CUDA_DEBUGINFO, as in Numba
+        from numba.core import config
+
+        debug = bool(getattr(config, "CUDA_DEBUGINFO_DEFAULT", 0)) or None
     options = {"device": device, "inline": inline, "link": list(link), "debug": debug, "opt": opt,
                "lineinfo": lineinfo, "fastmath": fastmath, "max_registers": max_registers,
                "cache": cache, "boundscheck": boundscheck, "lto": lto}

@@ -66,6 +66,31 @@ def normalize_dim3(dim, what):
     return tuple(out)
 
 
+#: Grids of fewer blocks get Numba's low-occupancy warning (its heuristic: most GPUs have
+#: dozens of SMs and want several blocks on each).
+LOW_OCCUPANCY_BLOCKS = 128
+
+
+def warn_if_low_occupancy(griddim):
+    """Numba's ``NumbaPerformanceWarning`` for a grid of fewer than 128 blocks, unless
+    ``NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS=0`` or ``NUMBA_DISABLE_PERFORMANCE_WARNINGS=1`` (read
+    from ``numba.config`` at each launch configuration, as Numba does)."""
+    from numba.core import config
+
+    if not getattr(config, "CUDA_LOW_OCCUPANCY_WARNINGS", 1) or config.DISABLE_PERFORMANCE_WARNINGS:
+        return
+    blocks = griddim[0] * griddim[1] * griddim[2]
+    if blocks < LOW_OCCUPANCY_BLOCKS:
+        import warnings
+
+        from numba.core.errors import NumbaPerformanceWarning
+
+        warnings.warn(NumbaPerformanceWarning(
+            f"Grid size {blocks} will likely result in GPU under-utilization due to low "
+            f"occupancy (fewer than {LOW_OCCUPANCY_BLOCKS} blocks; "
+            "NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS=0 turns this warning off)"), stacklevel=4)
+
+
 class LaunchConfiguration:
     """``kernel[griddim, blockdim, stream, sharedmem]``: call it with the kernel's arguments."""
 
@@ -77,6 +102,7 @@ class LaunchConfiguration:
         if not isinstance(sharedmem, int) or sharedmem < 0:
             raise LaunchConfigError(f"dynamic shared memory must be a non-negative int of bytes, got {sharedmem!r}")
         self.sharedmem = sharedmem
+        warn_if_low_occupancy(self.griddim)
 
     def __call__(self, *args):
         return self.dispatcher.launch(args, self.griddim, self.blockdim, self.stream, self.sharedmem)

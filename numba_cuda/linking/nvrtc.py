@@ -6,9 +6,15 @@ the toolkit's include folder is on the include path, so ``#include
 <cuda_fp16.h>`` works.  Sources are compiled as relocatable device code
 (``-rdc=true``) so their ``__device__`` functions can be linked into kernels.
 Compile errors raise :class:`numba_cuda.errors.LinkerError` holding NVRTC's log.
+
+``NUMBA_CUDA_NVRTC_EXTRA_SEARCH_PATHS`` (NVIDIA's package: folders separated by ``os.pathsep``)
+and ``NUMBA_CUDA_INCLUDE_PATH`` (Numba's setting, ``numba.config.CUDA_INCLUDE_PATH``), when set,
+are searched in that order after the caller's ``include_dirs`` and before the toolkit's include
+folder.
 """
 
 import hashlib
+import os
 import threading
 import warnings
 
@@ -65,6 +71,32 @@ def _validate_cc(cc):
     return (major, minor)
 
 
+def user_include_path():
+    """The include folders the user set: ``NUMBA_CUDA_NVRTC_EXTRA_SEARCH_PATHS`` (or
+    ``numba.config.CUDA_NVRTC_EXTRA_SEARCH_PATHS``) split on ``os.pathsep``, then
+    ``NUMBA_CUDA_INCLUDE_PATH`` when set (in the environment, or in ``numba.config`` to
+    something else than Numba's default)."""
+    from numba.core import config
+
+    extra = (os.environ.get("NUMBA_CUDA_NVRTC_EXTRA_SEARCH_PATHS", "")
+             or getattr(config, "CUDA_NVRTC_EXTRA_SEARCH_PATHS", ""))
+    folders = [d for d in str(extra or "").split(os.pathsep) if d.strip()]
+    value = getattr(config, "CUDA_INCLUDE_PATH", None)
+    if os.environ.get("NUMBA_CUDA_INCLUDE_PATH", "").strip():
+        folders.append(str(value) if value else os.environ["NUMBA_CUDA_INCLUDE_PATH"].strip())
+    elif value and str(value) != _numba_default_include_path():
+        folders.append(str(value))
+    return folders
+
+
+def _numba_default_include_path():
+    # what numba.config puts there when the variable is unset
+    if os.name == "nt":
+        cuda_path = os.environ.get("CUDA_PATH")
+        return os.path.join(cuda_path, "include") if cuda_path else "cuda_include_not_found"
+    return os.path.join(os.sep, "usr", "local", "cuda", "include")
+
+
 def compile_source(source, cc, output="ptx", name=None, options=(), include_dirs=(),
                    lineinfo=False, debug=False):
     """Compile CUDA C/C++ ``source`` for compute capability ``cc``.
@@ -91,7 +123,7 @@ def compile_source(source, cc, output="ptx", name=None, options=(), include_dirs
     from ..errors import ToolkitError
     from ..toolkit import include_dir
 
-    includes = [str(d) for d in include_dirs]
+    includes = [str(d) for d in include_dirs] + user_include_path()
     headers_missing = None
     try:
         includes.append(include_dir())

@@ -5,8 +5,15 @@ raises :class:`~numba_cuda.errors.CudaSupportError` with a sentence that says
 what is missing and how to fix it.  ``call()`` runs one driver function and
 turns a failure into :class:`~numba_cuda.errors.DriverError`.  No binding
 exception (``DynamicLibNotFoundError``, ``RuntimeError`` ...) leaks out.
+
+Logging, as Numba's driver wrapper does it: every ``call()`` logs ``call driver api: cuXxx`` at
+DEBUG level to the logger ``numba.cuda.cudadrv.driver`` (with the argument values when
+``NUMBA_CUDA_LOG_API_ARGS=1``).  Unless the application configured that logger, its level is
+``NUMBA_CUDA_LOG_LEVEL`` (a ``logging`` level name; default CRITICAL, i.e. silent) and, when the
+variable is set, it prints to stderr as ``== CUDA [ms] LEVEL -- message``.
 """
 
+import logging
 import os
 import sys
 import threading
@@ -105,8 +112,48 @@ def check(res, what):
         raise DriverError(f"{what} failed: {name}: {describe_error(drv, res)}", code=name)
 
 
+#: The logger Numba's driver wrapper uses (applications configure it by this name).
+LOGGER_NAME = "numba.cuda.cudadrv.driver"
+_logger = None
+
+
+def logger():
+    """The driver logger, set up from ``NUMBA_CUDA_LOG_LEVEL`` on first use (see above)."""
+    global _logger
+    if _logger is None:
+        from numba.core import config
+
+        log = logging.getLogger(LOGGER_NAME)
+        if not log.hasHandlers():
+            wanted = str(getattr(config, "CUDA_LOG_LEVEL", "") or "")
+            level = getattr(logging, wanted.upper(), None)
+            log.setLevel(level if isinstance(level, int) else logging.CRITICAL)
+            if wanted:
+                handler = logging.StreamHandler(sys.stderr)
+                handler.setFormatter(logging.Formatter(
+                    "== CUDA [%(relativeCreated)d] %(levelname)5s -- %(message)s"))
+                log.addHandler(handler)
+            else:
+                log.addHandler(logging.NullHandler())
+        _logger = log
+    return _logger
+
+
+def _log_call(fn, args):
+    log = _logger or logger()
+    if log.isEnabledFor(logging.DEBUG):
+        from numba.core import config
+
+        name = getattr(fn, "__name__", str(fn))
+        if getattr(config, "CUDA_LOG_API_ARGS", 0):
+            log.debug("call driver api: %s(%s)", name, ", ".join(str(a) for a in args))
+        else:
+            log.debug("call driver api: %s", name)
+
+
 def call(fn, *args):
     """Call a driver function; return its values (None, one value or a tuple)."""
+    _log_call(fn, args)
     result = fn(*args)
     check(result[0], fn.__name__)
     if len(result) == 1:
