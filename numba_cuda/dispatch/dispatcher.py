@@ -19,8 +19,6 @@ import sys
 from numba.core import sigutils, typeinfer, types
 from numba.core.compiler_lock import global_compiler_lock
 from numba.core.dispatcher import Dispatcher
-from numba.core.errors import TypingError
-from numba.core.typing.templates import AbstractTemplate
 from numba.core.typing.typeof import Purpose, typeof
 
 from .. import pickling
@@ -182,14 +180,6 @@ def _fast_type_key(args):
     return tuple(key)
 
 
-class _KernelCallTemplate(AbstractTemplate):
-    def generic(self, args, kws):
-        raise TypingError(
-            f"{self.key} is a CUDA kernel and cannot be called from device code; compile the "
-            "function you call with @cuda.jit(device=True)"
-        )
-
-
 class CUDADispatcher(Dispatcher):
     """Dispatcher of ``@cuda.jit`` functions (kernels and, with ``device=True``, device functions)."""
 
@@ -228,9 +218,28 @@ class CUDADispatcher(Dispatcher):
 
     def get_call_template(self, args, kws):
         if not self.device:
-            template = type("CUDAKernelCall", (_KernelCallTemplate,), {"key": self.py_func.__qualname__})
-            return template, self._compiler.pysig, args, kws
+            # A kernel called from device code is compiled as a device function for the call,
+            # as Numba's target and NVIDIA's package do.
+            return self.as_device_function().get_call_template(args, kws)
         return super().get_call_template(args, kws)
+
+    def get_overload(self, sig):
+        if not self.device:  # asked by the lowering of a call from device code (see above)
+            return self.as_device_function().get_overload(sig)
+        return super().get_overload(sig)
+
+    def as_device_function(self):
+        """The device-function dispatcher of this kernel's Python function (same options),
+        which compiles the kernel's code when device code calls it."""
+        twin = self.__dict__.get("_device_function")
+        if twin is None:
+            options = self._user_options()
+            options.update(device=True, cache=False)
+            twin = CUDADispatcher(self.py_func, targetoptions=options)
+            # compiling either one is "compiling this function" to Numba's recursion detection
+            twin._compiling_counter = self._compiling_counter
+            self._device_function = twin
+        return twin
 
     def __call__(self, *args, **kwargs):
         if self.device:

@@ -226,6 +226,9 @@ class SimKernel(_SimFunction):
         return _Launcher(self, grid, block, stream, int(sharedmem))
 
     def __call__(self, *args, **kwargs):
+        if state.current is not None:
+            # called from device code: a device function, as on the real target
+            return self.sim_variant(False).fn(state.current, *args, **kwargs)
         raise LaunchConfigTypeError(
             f"kernel {self.py_func.__name__} was called without a launch configuration; launch it "
             f"as {self.py_func.__name__}[griddim, blockdim](...)"

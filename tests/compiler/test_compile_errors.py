@@ -36,16 +36,8 @@ def _bad_setitem_kernel(a):
     a[0] = "text"
 
 
-def _kernel_launch_in_kernel(a):
-    _a_kernel(a)
-
-
 def _undefined_name_kernel(a):
     a[0] = not_defined_anywhere  # noqa: F821
-
-
-def _a_kernel(a):
-    a[0] = 1
 
 
 @pytest.mark.parametrize(
@@ -90,17 +82,6 @@ def test_containers_made_after_the_check_are_still_refused_at_lowering():
             hook(None, None, ())
     with pytest.raises(LoweringError, match="dicts are not supported in CUDA kernels"):
         context.build_map(None, None, (), ())
-
-
-def test_calling_a_kernel_from_a_kernel(cuda):
-    global _a_kernel
-    plain = _a_kernel
-    _a_kernel = cuda.jit(plain)
-    try:
-        with pytest.raises(TypingError, match="is a CUDA kernel and cannot be called from device code"):
-            cuda.compile_ptx(_kernel_launch_in_kernel, (int64[::1],), cc=CC)
-    finally:
-        _a_kernel = plain
 
 
 # ---- wrong signatures ---------------------------------------------------------------------------
