@@ -50,8 +50,9 @@ def _element_type(qualname, container):
                                  f"not {container}")
     dtype = container.dtype
     if not isinstance(dtype, (types.Integer, types.Float)) or dtype.bitwidth not in _CONSTRAINTS:
-        raise errors.TypingError(f"{qualname}: the element type must be an integer or float of "
-                                 f"8, 16, 32 or 64 bits, not {dtype}")
+        short = qualname.rsplit(".", 1)[-1]
+        raise errors.TypingError(f"{qualname}: {short} requires array of integer or float type "
+                                 f"(8, 16, 32 or 64 bits), got {dtype}")
     return dtype
 
 

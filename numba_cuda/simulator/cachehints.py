@@ -13,8 +13,8 @@ def _check(name, array):
         raise TypeError(f"cuda.{name}: the first argument must be an array, not {type(array).__name__}")
     dtype = np.dtype(dtype)
     if dtype.kind not in "iuf" or dtype.itemsize not in (1, 2, 4, 8):
-        raise TypeError(f"cuda.{name}: the element type must be an integer or float of 8, 16, 32 "
-                        f"or 64 bits, not {dtype}")
+        raise TypeError(f"cuda.{name}: {name} requires array of integer or float type (8, 16, "
+                        f"32 or 64 bits), got {dtype}")
 
 
 def _load(operator):
