@@ -31,13 +31,15 @@ def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False
     from ..errors import UnsupportedCompileOption
 
     if output not in ("ptx", "ltoir"):
-        raise UnsupportedCompileOption(f"output must be 'ptx' or 'ltoir', got {output!r}")
+        raise UnsupportedCompileOption(f"Unsupported output type: {output} (output must be "
+                                       "'ptx' or 'ltoir')")
     if abi not in ("c", "numba"):
-        raise UnsupportedCompileOption(f"abi must be 'c' or 'numba', got {abi!r}")
+        raise UnsupportedCompileOption(f"Unsupported ABI: {abi} (abi must be 'c' or 'numba')")
     if abi == "c" and not device:
         raise UnsupportedCompileOption(
-            "abi='c' is only supported for device functions (device=True); kernels use the "
-            "CUDA kernel ABI (pass abi='numba', the default of compile_ptx)")
+            "The C ABI is not supported for kernels: abi='c' is only for device functions "
+            "(device=True); kernels use the CUDA kernel ABI (abi='numba', the default of "
+            "compile_ptx)")
     options = CompileOptions.from_user(debug=debug, lineinfo=lineinfo, fastmath=fastmath, opt=opt)
     if nvvm.is_loaded():
         cc = _resolve_cc(cc)
@@ -87,7 +89,7 @@ def compile_to_library(pyfunc, sig, options, device=True, abi="numba", abi_info=
 
         if resty not in (types.none, types.void):
             raise TypeError(
-                f"a CUDA kernel must not return a value, but {pyfunc.__qualname__} returns {resty}"
+                f"a CUDA kernel must have void return type, but {pyfunc.__qualname__} returns {resty}"
             )
         library = CompiledKernel(cres, options).library
     return library, resty

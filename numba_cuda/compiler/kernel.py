@@ -71,7 +71,7 @@ class CompiledKernel:
         self.entry_point = DeviceEntryPoint(cres.fndesc.qualname + " [kernel]")
         if cres.signature.return_type not in (types.none, types.void):
             raise TypeError(
-                f"a CUDA kernel must not return a value, but {cres.fndesc.qualname} returns "
+                f"a CUDA kernel must have void return type, but {cres.fndesc.qualname} returns "
                 f"{cres.signature.return_type}; write results into an array argument, or compile "
                 "it as a device function (device=True)"
             )

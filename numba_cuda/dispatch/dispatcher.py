@@ -280,7 +280,7 @@ class CUDADispatcher(Dispatcher):
             self.add_overload(cres)
             return cres
         if return_type is not None and return_type not in (types.none, types.void):
-            raise TypeError(f"a CUDA kernel must return None, the signature says {return_type}")
+            raise TypeError(f"a CUDA kernel must have void return type, the signature says {return_type}")
         kernel = LaunchableKernel(cres, self.options)
         self.overloads[tuple(args)] = kernel
         self._kernel_cache.save_kernel(args, kernel)

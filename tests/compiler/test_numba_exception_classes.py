@@ -49,3 +49,17 @@ def test_ours_are_instances_of_what_numba_raises(simulator):
             f"{case}: Numba raises {expected.__name__}; ours raises {got[0]} ({got})")
         compared += 1
     assert compared >= (6 if simulator else 10), (compared, numba)
+
+
+@pytest.mark.parametrize("call, numba_words", [
+    ("cuda.compile_ptx(f, '(float32,)', abi='fastcall')", "Unsupported ABI: fastcall"),
+    ("cuda.compile(f, '(float32,)', output='illegal')", "Unsupported output type: illegal"),
+    ("cuda.compile_ptx(f, '(float32,)', abi='c')", "The C ABI is not supported for kernels"),
+])
+def test_compile_option_messages_start_with_numbas_words(cuda, call, numba_words):
+    """Code (and Numba's own tests) match these messages; ours add what to do instead."""
+    def f(x):
+        return x + 1
+
+    with pytest.raises(NotImplementedError, match=numba_words):
+        eval(call, {"cuda": cuda, "f": f})
