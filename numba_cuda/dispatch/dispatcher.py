@@ -322,6 +322,10 @@ class CUDADispatcher(Dispatcher):
         """Launch configuration covering ``ntasks`` threads in 1D (``tpb`` threads per block)."""
         return ForAll(self, ntasks, tpb, stream, sharedmem)
 
+    def typeof_pyval(self, value):
+        """The Numba type of ``value`` as a kernel argument (Numba's dispatcher method)."""
+        return self.typeof_argument(value)[1]
+
     def typeof_argument(self, value):
         """Numba type of a kernel argument (objects with ``__cuda_array_interface__`` become
         device arrays first).  Returns ``(value_to_pass, type)``."""

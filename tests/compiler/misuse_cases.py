@@ -24,7 +24,7 @@ CASES = (
     "k[(1, 2, 3, 4), 32]",
     "k[None, 32]",
     "k()",
-    "k[1, 1](object())",
+    "k.typeof_pyval(object())",  # how a launch types its arguments (before any driver call)
     "k.forall(-1)",
     "cuda.compile_ptx(f, '(float32,)', abi='fortran')",
     "cuda.compile(f, '(float32,)', output='cubin')",
