@@ -28,9 +28,10 @@ built-in target and NVIDIA's package produce for the same seed:
 The states are computed on the host (a Numba-compiled CPU loop) and copied to the
 device.
 
-The device functions are plain Python on Numba integer types, compiled by the
-CUDA target as device functions, and run unchanged by the simulator
-(``NUMBA_ENABLE_CUDASIM=1``), where ``cuda.jit`` is the simulator's.
+The generator's functions are CPU ``@njit`` functions, as in Numba: callable on the
+host with a NumPy array of states, and from kernels, where the CUDA target compiles
+them as device functions.  In the simulator (``NUMBA_ENABLE_CUDASIM=1``) they are
+simulated device functions.
 """
 
 import math
@@ -53,16 +54,26 @@ TWO_PI_FLOAT32 = np.float32(2 * math.pi)
 TWO_PI_FLOAT64 = np.float64(2 * math.pi)
 
 
-# ---- device functions ---------------------------------------------------------------
+# ---- the generator's functions ------------------------------------------------------
 
 
-@_cuda.jit(device=True)
+def _generator_function(fn):
+    """As in Numba: a CPU ``@njit`` function, callable on the host with a NumPy array of states
+    and from kernels, where it compiles as a device function.  In the simulator: a simulated
+    device function (its fixed-width integer arithmetic wraps as the GPU's does)."""
+    if _cuda.USE_SIMULATOR:
+        return _cuda.jit(device=True)(fn)
+    return njit(fn)
+
+
+
+@_generator_function
 def rotl(x, k):
     """``x`` (uint64) rotated left by ``k`` (uint32, 0 < k < 64) bits."""
     return (x << k) | (x >> (uint32(64) - k))
 
 
-@_cuda.jit(device=True)
+@_generator_function
 def init_xoroshiro128p_state(states, index, seed):
     """Seed generator ``index`` from ``seed``: both state words are splitmix64(seed)."""
     index = int64(index)
@@ -74,7 +85,7 @@ def init_xoroshiro128p_state(states, index, seed):
     states[index]["s1"] = z
 
 
-@_cuda.jit(device=True)
+@_generator_function
 def xoroshiro128p_next(states, index):
     """Advance generator ``index`` by one step; return the 64-bit output (uint64)."""
     index = int64(index)
@@ -87,7 +98,7 @@ def xoroshiro128p_next(states, index):
     return result
 
 
-@_cuda.jit(device=True)
+@_generator_function
 def xoroshiro128p_jump(states, index):
     """Advance generator ``index`` by 2**64 steps (what separates two threads' subsequences)."""
     index = int64(index)
@@ -103,31 +114,31 @@ def xoroshiro128p_jump(states, index):
     states[index]["s1"] = t1
 
 
-@_cuda.jit(device=True)
+@_generator_function
 def uint64_to_unit_float64(x):
     """The top 53 bits of ``x`` (uint64) as a float64 in [0, 1)."""
     return float64(uint64(x) >> uint32(11)) * float64(_TWO_POW_MINUS_53)
 
 
-@_cuda.jit(device=True)
+@_generator_function
 def uint64_to_unit_float32(x):
     """``uint64_to_unit_float64(x)`` rounded to float32 (to nearest)."""
     return float32(uint64_to_unit_float64(x))
 
 
-@_cuda.jit(device=True)
+@_generator_function
 def xoroshiro128p_uniform_float64(states, index):
     """A float64 uniformly distributed in [0, 1) (53 random bits)."""
     return uint64_to_unit_float64(xoroshiro128p_next(states, index))
 
 
-@_cuda.jit(device=True)
+@_generator_function
 def xoroshiro128p_uniform_float32(states, index):
     """A float32 uniformly distributed in [0, 1]: the float64 uniform rounded to float32."""
     return uint64_to_unit_float32(xoroshiro128p_next(states, index))
 
 
-@_cuda.jit(device=True)
+@_generator_function
 def xoroshiro128p_normal_float64(states, index):
     """A float64 from the standard normal distribution (Box-Muller on two float32 uniforms,
     advancing the generator by two steps)."""
@@ -136,7 +147,7 @@ def xoroshiro128p_normal_float64(states, index):
     return math.sqrt(-float64(2.0) * math.log(u1)) * math.cos(TWO_PI_FLOAT64 * u2)
 
 
-@_cuda.jit(device=True)
+@_generator_function
 def xoroshiro128p_normal_float32(states, index):
     """A float32 from the standard normal distribution (Box-Muller in float32 arithmetic,
     advancing the generator by two steps)."""

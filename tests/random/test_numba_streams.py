@@ -62,3 +62,33 @@ def test_normals_are_numbas_to_the_float32_log_rounding(numbas, ours, seed):
     np.testing.assert_allclose(ours[f"n32_{seed}"], numbas[f"n32_{seed}"], rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(ours[f"n64_{seed}"], numbas[f"n64_{seed}"], rtol=2e-7, atol=2e-7)
     assert ours[f"n32_{seed}"].dtype == np.float32 and ours[f"n64_{seed}"].dtype == np.float64
+
+
+HOST_DRAWS = """
+import json
+import numpy as np
+from numba.cuda import random as rng
+states = np.empty(5, dtype=rng.xoroshiro128p_dtype)
+rng.init_xoroshiro128p_states_cpu(states, 2024, 1)
+out = []
+for i in range(5):
+    out += [int(rng.xoroshiro128p_next(states, i)), float(rng.xoroshiro128p_uniform_float32(states, i)),
+            float(rng.xoroshiro128p_uniform_float64(states, i)),
+            float(rng.xoroshiro128p_normal_float32(states, i)),
+            float(rng.xoroshiro128p_normal_float64(states, i))]
+print("RESULT", json.dumps(out))
+"""
+
+
+def test_generator_functions_run_on_the_host_as_numbas_do():
+    """Numba's are CPU @jit functions too: host code may draw from a NumPy array of states."""
+    results = []
+    for redirect in ("0", "1"):
+        env = dict(os.environ, NUMBA_CUDA_REDIRECT=redirect, NUMBA_ENABLE_CUDASIM="0")
+        proc = subprocess.run([sys.executable, "-c", HOST_DRAWS], env=env, capture_output=True,
+                              text=True, timeout=600)
+        assert proc.returncode == 0, proc.stderr
+        line = next(x for x in proc.stdout.splitlines() if x.startswith("RESULT "))
+        results.append(__import__("json").loads(line[7:]))
+    numbas, ours = results
+    assert ours == numbas
