@@ -366,14 +366,15 @@ class CUDADispatcher(Dispatcher):
     def launch(self, args, griddim, blockdim, stream=0, sharedmem=0):
         # Fast path: arguments whose Numba types are known without typeof (device arrays,
         # Python and NumPy scalars) find the kernel already loaded in the current context.
-        context = _current_context()
         key = _fast_type_key(args)
         if key is not None:
-            plans = self._launch_plans.get(context)
+            plans = self._launch_plans.get(_current_context())
             if plans is not None:
                 plan = plans.get(key)
                 if plan is not None:
                     return plan[0].launch(griddim, blockdim, stream, sharedmem, args)
+        # The general path: arguments are typed and the kernel compiled before the driver is
+        # asked for anything, so a bad argument or kernel raises its own error without a GPU.
         prepared, argtypes = [], []
         for value in args:
             value, ty = self.typeof_argument(value)
@@ -381,6 +382,8 @@ class CUDADispatcher(Dispatcher):
             argtypes.append(ty)
         kernel = self.kernel_for(argtypes)
         from ..runtime.launch import load_kernel
+
+        context = _current_context()
 
         image = kernel.image(tuple(context.device.compute_capability))
         loaded = load_kernel(image, context)

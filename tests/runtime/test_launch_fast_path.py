@@ -109,3 +109,18 @@ def test_prepared_launches_per_device_and_after_close(fake):
     modules = len(fake._modules)
     k[1, 1](a)
     assert len(fake._modules) == modules + 1
+
+
+def test_bad_argument_is_reported_before_the_driver_is_asked():
+    # no fake driver here: without a GPU, asking for a context would raise CudaSupportError
+    from numba import cuda
+
+    from numba_cuda.errors import CudaSupportError
+
+    @cuda.jit
+    def k(a):
+        pass
+
+    with pytest.raises(TypeError, match="cannot pass an argument") as info:
+        k[1, 1](object())
+    assert not isinstance(info.value, CudaSupportError)
