@@ -8,6 +8,9 @@ where ``body`` is ``pickle.dumps((key, payload))``.  ``key`` is the full key the
 entry was stored under; a reader compares it with the key it wants, so a file
 name collision or a copied file can never hand back someone else's code.
 
+Entry files get the mode a plain ``open()`` would give them (0o666 less the umask), so a
+directory shared by a group (umask 002) is shared by its entries too.
+
 Writers write a temporary file in the same directory and ``os.replace`` it over
 the entry: a reader sees either the old complete file or the new complete file,
 never a mix, even with many processes writing the same entry at once.  There is
@@ -19,6 +22,7 @@ import os
 import pickle
 import struct
 import tempfile
+import threading
 import time
 
 MAGIC = b"NBCUDA\x00E"
@@ -74,11 +78,35 @@ def read(path, key):
     try:
         with open(path, "rb") as f:
             data = f.read()
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # no such entry (or no such directory)
         return None
     except OSError as exc:
         raise EntryCorrupt(f"cannot read: {exc}") from exc
     return decode(data, key)
+
+
+_umask_lock = threading.Lock()
+
+
+def current_umask():
+    """The process's umask (read from /proc where it can be, without changing it)."""
+    try:
+        with open("/proc/self/status", "rb") as f:
+            for line in f:
+                if line.startswith(b"Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    with _umask_lock:  # elsewhere: the only way to read it is to set it
+        mask = os.umask(0o022)
+        os.umask(mask)
+    return mask
+
+
+def file_mode():
+    """The mode ``open()`` would give a new file: 0o666 less the umask (``mkstemp`` gives 0o600,
+    which would shut a group out of a cache directory it shares)."""
+    return 0o666 & ~current_umask()
 
 
 def write(path, key, payload):
@@ -92,6 +120,8 @@ def write(path, key, payload):
     directory = os.path.dirname(path)
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".nbcu")
     try:
+        if hasattr(os, "fchmod"):
+            os.fchmod(fd, file_mode())
         with os.fdopen(fd, "wb") as f:
             f.write(data)
         _replace(tmp, path)

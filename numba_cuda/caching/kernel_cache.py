@@ -14,6 +14,9 @@ The payload is any picklable object: whatever the compiler needs to skip compili
 
 * the source: the whole source file's SHA-256 (any edit in the module invalidates),
   the function's qualified name and first line;
+* the code outside the source text (:mod:`.codekey`): bytecode, closure cell contents,
+  the values of referenced globals, the device functions called (as Numba's cache keys
+  on bytecode and closure contents);
 * the signature (``str(signature)``: Numba type names are unique spellings),
 * the compute capability,
 * ``options_key``: the compile options that change the code (caller-defined, must be
@@ -37,13 +40,32 @@ import warnings
 from numba.core.errors import NumbaWarning
 
 from . import entryfile
-from .locator import SourceInfo, cache_directory
+from .codekey import code_fingerprint
+from .locator import (SourceInfo, cache_locations, configured_cache_dir, first_writable,
+                      no_writable_directory_message)
 
 #: File name suffix of cache entries.
 SUFFIX = ".nbcu"
 
 # What pickle.dumps raises for a payload it cannot store.
 _UNPICKLABLE = (pickle.PicklingError, TypeError, AttributeError)
+
+#: Unwritable cache directories already warned about in this process (one warning each).
+_warned_unwritable = set()
+
+
+def _warn_unwritable_once(unusable, chosen, qualname):
+    fresh = [p for p in unusable if p not in _warned_unwritable]
+    if not fresh:
+        return
+    _warned_unwritable.update(fresh)
+    if chosen is None:
+        message = f"numba-cuda cannot cache {qualname}: {no_writable_directory_message(unusable)}"
+    else:
+        message = (f"numba-cuda cache directory {fresh[0]!r} is not writable; entries are read from "
+                   f"it but written to {chosen!r} (the next cache location).  Make it writable "
+                   "or set NUMBA_CACHE_DIR to a writable directory to silence this warning.")
+    warnings.warn(message, CacheWarning, stacklevel=4)
 
 
 class CacheWarning(NumbaWarning):
@@ -82,9 +104,11 @@ class KernelCache:
     """On-disk compiled code of ``py_func``, one entry per (signature, cc).
 
     Raises :class:`numba_cuda.errors.CacheError` when the function cannot be cached
-    (no source, no writable directory).  ``toolkit_key`` may be a value or a
-    zero-argument callable (evaluated once, on first use, so a cache hit need not
-    be slower than computing it).
+    (no source).  Directories are not touched until the first load/save: entries are
+    read from every candidate location that has them, written to the first writable
+    one (``directory``; None when none is, and saving then warns once and stores
+    nothing).  ``toolkit_key`` may be a value or a zero-argument callable (evaluated
+    once, on first use, so a cache hit need not be slower than computing it).
     """
 
     enabled = True
@@ -92,7 +116,12 @@ class KernelCache:
     def __init__(self, py_func, options_key=(), toolkit_key=()):
         self._py_func = py_func
         self._source = SourceInfo.of(py_func)
-        self.directory = cache_directory(self._source)
+        self.locations = cache_locations(self._source)
+        self._directory = None
+        self._unwritable = None  # candidates before the chosen directory, once chosen
+        # NUMBA_CACHE_DIR's location: falling back from it warns (from an unwritable __pycache__,
+        # e.g. of a read-only installation, it is the normal case and silent).
+        self._configured = self.locations[:1] if configured_cache_dir() else []
         self._options_key = options_key
         self._toolkit_key = toolkit_key
         self._toolkit_key_ready = not callable(toolkit_key)
@@ -110,6 +139,14 @@ class KernelCache:
         self.saves = 0
         self._warned_write = False
 
+    @property
+    def directory(self):
+        """The directory entries are written to: the first writable of ``locations`` (None if
+        none is writable)."""
+        if self._unwritable is None:
+            self._directory, self._unwritable = first_writable(self.locations)
+        return self._directory
+
     # ---- keys --------------------------------------------------------------
     def _toolkit(self):
         if not self._toolkit_key_ready:
@@ -121,6 +158,8 @@ class KernelCache:
         """The full key of the entry for ``signature`` and compute capability ``cc``."""
         return (
             ("source", self._source.path, self._source_digest, self._qualname, self._source.lineno),
+            # closure cells, referenced globals, called device functions (see codekey)
+            ("code", code_fingerprint(self._py_func)),
             ("signature", str(signature)),
             ("cc", tuple(cc) if cc is not None else None),
             ("options", self._options_key),
@@ -128,30 +167,42 @@ class KernelCache:
             ("versions", _versions()),
         )
 
+    def _name(self, key):
+        digest = hashlib.sha256(repr(key).encode("utf-8")).hexdigest()
+        return f"{self._prefix}{self._source_digest[:8]}.{digest[:16]}{SUFFIX}"
+
     def path(self, signature, cc):
-        """The file that holds (or would hold) the entry for ``signature`` and ``cc``."""
-        digest = hashlib.sha256(repr(self.key(signature, cc)).encode("utf-8")).hexdigest()
-        return os.path.join(
-            self.directory, f"{self._prefix}{self._source_digest[:8]}.{digest[:16]}{SUFFIX}"
-        )
+        """The file that holds (or would hold) the entry for ``signature`` and ``cc`` in the
+        directory entries are written to (None when there is no writable directory)."""
+        directory = self.directory
+        if directory is None:
+            return None
+        return os.path.join(directory, self._name(self.key(signature, cc)))
 
     # ---- load / save ---------------------------------------------------------
     def load(self, signature, cc):
-        """The payload stored for ``signature`` and ``cc``, or None (miss, stale or corrupt)."""
+        """The payload stored for ``signature`` and ``cc``, or None (miss, stale or corrupt).
+
+        Every cache location is looked in, most preferred first."""
         key = self.key(signature, cc)
-        path = self.path(signature, cc)
-        try:
-            payload = entryfile.read(path, key)
-        except entryfile.EntryStale:
-            payload = None
-        except entryfile.EntryCorrupt as exc:
-            warnings.warn(
-                f"numba-cuda cache entry {path!r} for {self._qualname}{signature} is unusable "
-                f"({exc}); recompiling and replacing it.",
-                CacheWarning,
-                stacklevel=2,
-            )
-            payload = None
+        name = self._name(key)
+        payload = None
+        for directory in self.locations:
+            path = os.path.join(directory, name)
+            try:
+                payload = entryfile.read(path, key)
+            except entryfile.EntryStale:
+                payload = None
+            except entryfile.EntryCorrupt as exc:
+                warnings.warn(
+                    f"numba-cuda cache entry {path!r} for {self._qualname}{signature} is unusable "
+                    f"({exc}); recompiling and replacing it.",
+                    CacheWarning,
+                    stacklevel=2,
+                )
+                payload = None
+            if payload is not None:
+                break
         if payload is None:
             self.misses += 1
         else:
@@ -165,7 +216,13 @@ class KernelCache:
         compiled code is still used, just not cached.
         """
         key = self.key(signature, cc)
-        path = self.path(signature, cc)
+        directory = self.directory
+        warn_about = [d for d in self._unwritable if d in self._configured] if directory else self._unwritable
+        if warn_about:
+            _warn_unwritable_once(warn_about, directory, self._qualname)
+        if directory is None:
+            return False
+        path = os.path.join(directory, self._name(key))
         try:
             entryfile.write(path, key, payload)
         except (OSError, *_UNPICKLABLE) as exc:
@@ -183,16 +240,16 @@ class KernelCache:
         return True
 
     def entries(self):
-        """Paths of every entry file of this function in the cache directory (any source version)."""
-        try:
-            names = os.listdir(self.directory)
-        except OSError:
-            return []
-        return sorted(
-            os.path.join(self.directory, n)
-            for n in names
-            if n.startswith(self._prefix) and n.endswith(SUFFIX)
-        )
+        """Paths of every entry file of this function in its cache locations (any source version)."""
+        found = []
+        for directory in self.locations:
+            try:
+                names = os.listdir(directory)
+            except OSError:
+                continue
+            found += [os.path.join(directory, n) for n in names
+                      if n.startswith(self._prefix) and n.endswith(SUFFIX)]
+        return sorted(found)
 
     def clear(self):
         """Remove every entry of this function; returns how many were removed."""
@@ -209,6 +266,8 @@ class KernelCache:
         # Entries written for an older version of the source file can never match again.
         current = f"{self._prefix}{self._source_digest[:8]}."
         for path in self.entries():
+            if os.path.dirname(path) != self._directory:
+                continue  # only the directory written to is pruned (others may be read-only, shared)
             if not os.path.basename(path).startswith(current):
                 try:
                     os.unlink(path)

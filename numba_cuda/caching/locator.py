@@ -1,12 +1,18 @@
 """Where cache entries of a function live on disk.
 
-The directory is chosen once per function, in this order:
+Entries are read from every one of these directories that exists, and written to the first
+that is writable (chosen once per function, on the first write), in this order:
 
 1. ``NUMBA_CACHE_DIR`` (the environment variable, else ``numba.config.CACHE_DIR``)
    when set: ``<NUMBA_CACHE_DIR>/<the source file's directory, as a relative path>``.
 2. ``__pycache__`` next to the source file, when it can be created and written.
 3. The per-user cache directory (``$XDG_CACHE_HOME/numba-cuda``, ``~/.cache/numba-cuda``;
    ``%LOCALAPPDATA%\\numba-cuda`` on Windows), again mirroring the source directory.
+
+An unusable ``NUMBA_CACHE_DIR`` (a file, a read-only directory) is still read -- a pre-warmed,
+read-only cache shipped with an application works -- and writes fall back to the next location,
+with one :class:`CacheWarning` per process and directory (see ``kernel_cache``); nothing
+about the directories is checked when a function is decorated.
 
 Functions without a source file on disk (notebook cells, ``exec``) but whose source
 ``inspect`` can still find are cached in ``<cache root>/interactive``.
@@ -114,29 +120,43 @@ class SourceInfo:
         return cls(None, text, lineno, interactive=True)
 
 
-def cache_directory(source):
-    """The directory for the entries of a function whose source is ``source`` (a SourceInfo).
+def cache_locations(source):
+    """The directories that may hold the entries of a function whose source is ``source`` (a
+    SourceInfo), most preferred first: ``NUMBA_CACHE_DIR`` when set, then ``__pycache__`` next to
+    the source file, then the per-user cache directory.
 
-    Raises CacheError, naming every place tried, when none is writable.
+    Entries are read from every one of them that exists (a read-only, pre-warmed cache shipped
+    with an application is used as it is) and written to the first writable one
+    (:func:`first_writable`).
     """
-    tried = []
     configured = configured_cache_dir()
     if source.interactive:
-        candidates = [os.path.join(configured or user_cache_root(), "interactive")]
-    elif configured:
-        candidates = [_mirror(configured, os.path.dirname(source.path))]
+        roots = [configured] if configured else []
+        roots.append(user_cache_root())
+        candidates = [os.path.join(root, "interactive") for root in roots]
     else:
         source_dir = os.path.dirname(source.path)
-        candidates = [
-            os.path.join(source_dir, "__pycache__"),
-            _mirror(user_cache_root(), source_dir),
-        ]
+        candidates = [_mirror(configured, source_dir)] if configured else []
+        candidates += [os.path.join(source_dir, "__pycache__"), _mirror(user_cache_root(), source_dir)]
+    unique = []
+    for path in candidates:
+        if path not in unique:
+            unique.append(path)
+    return unique
+
+
+def first_writable(candidates):
+    """The first of ``candidates`` that is (or can be made) a writable directory, and the ones
+    before it that are not; ``(None, candidates)`` when none is."""
+    unusable = []
     for path in candidates:
         if is_writable_dir(path):
-            return path
-        tried.append(path)
-    raise CacheError(
-        "no writable cache directory for cache=True; tried: "
-        + ", ".join(repr(p) for p in tried)
-        + ". Set NUMBA_CACHE_DIR to a writable directory."
-    )
+            return path, unusable
+        unusable.append(path)
+    return None, unusable
+
+
+def no_writable_directory_message(tried):
+    return ("no writable cache directory for cache=True; tried: "
+            + ", ".join(repr(p) for p in tried)
+            + ". Set NUMBA_CACHE_DIR to a writable directory.")

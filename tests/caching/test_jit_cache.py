@@ -275,3 +275,41 @@ def test_loading_is_faster_than_compiling(module_dir):
     load_time = time.perf_counter() - t0
     # Interpreter start-up dominates both; the cached run must still be clearly cheaper.
     assert load_time < compile_time, (load_time, compile_time)
+
+
+FACTORY_MODULE = '''
+from numba import cuda
+
+SCALE = 3.0
+
+
+def make(c):
+    @cuda.jit("void(float32[::1])", cache=True)
+    def k(a):
+        a[0] = c * SCALE
+    return k
+'''
+
+
+def _f32_bits(value):
+    import struct
+
+    return str(struct.unpack("<I", struct.pack("<f", value))[0])
+
+
+def test_closure_and_global_values_select_their_own_entries(make_module):
+    # Two kernels made by one factory share file, qualname and line, not their constants.
+    mod = make_module(source=FACTORY_MODULE)
+    one = mod.make(1.0)
+    ptx_one = one.inspect_asm(one.signatures[0])
+    two = mod.make(2.0)
+    (ovl,) = two.overloads.values()
+    assert type(ovl).__name__ == "CompiledKernel"  # compiled, not make(1.0)'s entry
+    assert _f32_bits(6.0) in two.inspect_asm(two.signatures[0])  # 2.0 * 3.0 stored
+    assert _f32_bits(3.0) in ptx_one and _f32_bits(6.0) not in ptx_one
+    again = mod.make(1.0)
+    (ovl,) = again.overloads.values()
+    assert type(ovl).__name__ == "CachedKernel"
+    mod.SCALE = 5.0  # a global Numba freezes as a constant
+    (ovl,) = mod.make(1.0).overloads.values()
+    assert type(ovl).__name__ == "CompiledKernel"

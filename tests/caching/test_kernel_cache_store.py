@@ -1,12 +1,13 @@
 """KernelCache: keys, locations, corruption and staleness handling (no compiler needed)."""
 
 import os
+import stat
 import warnings
 
 import pytest
 
 from numba_cuda.caching import CacheWarning, KernelCache, NullCache
-from numba_cuda.caching import entryfile
+from numba_cuda.caching import entryfile, kernel_cache
 from numba_cuda.errors import CacheError
 
 SIG = "(float32, float32)"
@@ -65,16 +66,158 @@ def test_unwritable_pycache_falls_back_to_user_cache_dir(make_module, tmp_path):
     assert _cache(mod.add).load(SIG, CC) == PAYLOAD
 
 
-def test_no_writable_directory_is_a_clear_error(make_module, tmp_path, monkeypatch):
+def test_no_writable_directory_warns_once_and_stores_nothing(make_module, tmp_path, monkeypatch):
     src = tmp_path / "src"
     src.mkdir()
     (src / "__pycache__").write_text("x")
     blocker = tmp_path / "blocker"
     blocker.write_text("x")
     monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))  # a file: nothing can be created below it
+    monkeypatch.setattr(kernel_cache, "_warned_unwritable", set())
     mod = make_module(directory=src)
-    with pytest.raises(CacheError, match="NUMBA_CACHE_DIR"):
-        _cache(mod.add)
+    cache = _cache(mod.add)  # decorating (importing the module) never fails for the directory
+    assert cache.directory is None
+    with pytest.warns(CacheWarning, match="no writable cache directory.*NUMBA_CACHE_DIR"):
+        assert cache.save(SIG, CC, PAYLOAD) is False
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert _cache(mod.scale).save(SIG, CC, PAYLOAD) is False  # one warning per process
+        assert cache.load(SIG, CC) is None
+
+
+def _read_only(path):
+    """Make ``path`` read-only; None when this process can write it anyway (root)."""
+    os.chmod(path, 0o555)
+    probe = os.path.join(path, ".probe")
+    try:
+        open(probe, "w").close()
+    except OSError:
+        return path
+    os.unlink(probe)
+    os.chmod(path, 0o755)
+    return None
+
+
+@pytest.mark.parametrize("kind", ["file", "read-only"])
+def test_unusable_numba_cache_dir_falls_back_with_one_warning(make_module, tmp_path, monkeypatch, kind):
+    central = tmp_path / "central"
+    if kind == "file":
+        central.write_text("not a directory")
+    else:
+        central.mkdir()
+        if _read_only(central) is None:
+            pytest.skip("running as a user who can write read-only directories (root)")
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(central))
+    monkeypatch.setattr(kernel_cache, "_warned_unwritable", set())
+    mod = make_module()
+    cache = _cache(mod.add)  # no error at decoration
+    try:
+        with pytest.warns(CacheWarning, match="not writable.*__pycache__") as caught:
+            assert cache.save(SIG, CC, PAYLOAD) is True
+            assert _cache(mod.scale).save(SIG, CC, PAYLOAD) is True
+        assert len([w for w in caught if issubclass(w.category, CacheWarning)]) == 1
+        assert cache.directory == str(tmp_path / "src" / "__pycache__")
+        assert _cache(mod.add).load(SIG, CC) == PAYLOAD
+    finally:
+        if central.is_dir():
+            os.chmod(central, 0o755)
+
+
+def test_read_only_prewarmed_cache_is_read(make_module, tmp_path, monkeypatch):
+    central = tmp_path / "site-cache"
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(central))
+    mod = make_module()
+    warm = _cache(mod.add)
+    warm.save(SIG, CC, PAYLOAD)  # an application ships this cache pre-warmed...
+    directory = warm.directory
+    for d in (directory, *[str(p) for p in central.rglob("*") if p.is_dir()], str(central)):
+        os.chmod(d, 0o555)  # ...installed read-only
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            cache = _cache(mod.add)
+            assert cache.load(SIG, CC) == PAYLOAD
+        assert cache.hits == 1
+        assert not (tmp_path / "src" / "__pycache__").exists()  # nothing needed writing
+    finally:
+        for d in [str(p) for p in central.rglob("*") if p.is_dir()] + [str(central)]:
+            os.chmod(d, 0o755)
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o002, 0o077])
+def test_entry_files_honour_the_umask(make_module, umask):
+    mod = make_module()
+    old = os.umask(umask)
+    try:
+        cache = _cache(mod.add)
+        cache.save(SIG, CC, PAYLOAD)
+    finally:
+        os.umask(old)
+    (entry,) = cache.entries()
+    assert stat.S_IMODE(os.stat(entry).st_mode) == 0o666 & ~umask
+
+
+def test_closure_contents_are_part_of_the_key(make_module):
+    mod = make_module(source="""
+        def make(c):
+            def k(a):
+                a[0] = c
+            return k
+    """)
+    one, two = _cache(mod.make(1.0)), _cache(mod.make(2.0))
+    one.save(SIG, CC, PAYLOAD)
+    assert two.load(SIG, CC) is None
+    assert two.path(SIG, CC) != one.path(SIG, CC)
+    assert _cache(mod.make(1.0)).load(SIG, CC) == PAYLOAD  # equal contents: equal key
+
+
+def test_referenced_global_values_are_part_of_the_key(make_module):
+    mod = make_module(source="""
+        import numpy as np
+        import types
+        N = 4
+        TABLE = np.arange(3.0)
+        consts = types.SimpleNamespace()
+        def k(a):
+            a[0] = N + TABLE[1]
+    """)
+    base = _cache(mod.k)
+    base.save(SIG, CC, PAYLOAD)
+    mod.N = 5  # e.g. computed at import from the environment, or set by another module
+    assert _cache(mod.k).load(SIG, CC) is None
+    mod.N = 4
+    assert _cache(mod.k).load(SIG, CC) == PAYLOAD
+    mod.TABLE[1] = 7.0
+    assert _cache(mod.k).load(SIG, CC) is None
+
+
+def test_module_attribute_values_are_part_of_the_key(make_module, tmp_path):
+    settings = make_module(source="SCALE = 2\n", name="cachesettings_attr")
+    mod = make_module(source="""
+        import cachesettings_attr as settings
+        def k(a):
+            a[0] = settings.SCALE
+    """)
+    _cache(mod.k).save(SIG, CC, PAYLOAD)
+    settings.SCALE = 3
+    assert _cache(mod.k).load(SIG, CC) is None
+
+
+def test_called_function_in_another_file_is_part_of_the_key(make_module, tmp_path):
+    helper = make_module(source="def twice(v):\n    return v * 2\n", name="cachehelper_other")
+    mod = make_module(source="""
+        from cachehelper_other import twice
+        def k(a):
+            a[0] = twice(a[0])
+    """)
+    _cache(mod.k).save(SIG, CC, PAYLOAD)
+    assert _cache(mod.k).load(SIG, CC) == PAYLOAD
+    # Edit the helper's file (a kernel compiles its callees into itself).
+    path = helper.__file__
+    with open(path, "w") as f:
+        f.write("def twice(v):\n    return v * 3\n")
+    os.utime(path, ns=(os.stat(path).st_atime_ns, os.stat(path).st_mtime_ns + 10**9))
+    assert _cache(mod.k).load(SIG, CC) is None
 
 
 def test_function_without_source_is_a_clear_error():
