@@ -313,3 +313,14 @@ def test_closure_and_global_values_select_their_own_entries(make_module):
     mod.SCALE = 5.0  # a global Numba freezes as a constant
     (ovl,) = mod.make(1.0).overloads.values()
     assert type(ovl).__name__ == "CompiledKernel"
+
+
+def test_numba_cache_dir_that_is_a_file_does_not_break_the_import(module_dir, tmp_path):
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("x")
+    report = run(module_dir, env_extra={"NUMBA_CACHE_DIR": str(blocker)})
+    unwritable = [w for w in report["warnings"] if "not writable" in w]
+    assert len(unwritable) == 1 and str(blocker) in unwritable[0], report["warnings"]
+    assert len(_entries(module_dir)) == 2  # written to the next location, __pycache__
+    again = run(module_dir, env_extra={"NUMBA_CACHE_DIR": str(blocker)})
+    assert again["front_end"] == [] and not again["warnings"]
