@@ -36,6 +36,13 @@ def arch_name(cc, prefix="compute"):
     return f"{prefix}_{cc[0]}{cc[1]}{suffix}"
 
 
+def _is_whole_number(value):
+    """An int (NumPy's too), never a float, bool or string: ``(8.6, 0)`` must not become 8.0."""
+    import numbers
+
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
 def normalize(cc):
     """Accept ``(9, 0)``, ``"9.0"``, ``"90"``, ``"sm_90"``, ``"compute_90a"``; return a tuple."""
     if isinstance(cc, str):
@@ -60,10 +67,16 @@ def normalize(cc):
         parts = tuple(cc)
         if len(parts) not in (2, 3):
             raise ValueError
-        major, minor = int(parts[0]), int(parts[1])
+        major, minor = parts[0], parts[1]
+        if not all(_is_whole_number(p) for p in (major, minor)):
+            raise ValueError
+        major, minor = int(major), int(minor)
+        if major < 0 or minor < 0:
+            raise ValueError
     except (TypeError, ValueError):
         raise UnsupportedCCError(
-            f"compute capability {cc!r} is malformed; write it as (major, minor), e.g. (8, 0)"
+            f"compute capability {cc!r} is malformed; write it as two integers (major, minor), "
+            "e.g. (8, 6) for 8.6"
         ) from None
     if len(parts) == 3 and parts[2]:
         return (major, minor, str(parts[2]))

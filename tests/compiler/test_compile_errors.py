@@ -155,6 +155,23 @@ def test_malformed_cc(cuda, cc):
         cuda.compile_ptx(_two_args, (int64[::1], int64), cc=cc)
 
 
+@pytest.mark.parametrize("cc", [(8.6, 0), (7.5, 0), (8, 6.0), (True, 0), ("8", "6"), (-8, 0), 8.6])
+def test_non_integer_cc_is_refused_not_truncated(cuda, cc):
+    # (8.6, 0) once became (8, 0) silently; (7.5, 0) was reported as "7.0 not supported".
+    from numba_cuda.compiler.capability import UnsupportedCCError
+
+    with pytest.raises(UnsupportedCCError, match=r"malformed.*two integers.*\(8, 6\) for 8\.6"):
+        cuda.compile_ptx(_two_args, (int64[::1], int64), cc=cc)
+
+
+def test_numpy_integer_cc_is_accepted():
+    import numpy as np
+
+    from numba_cuda.compiler.capability import normalize
+
+    assert normalize((np.int64(8), np.int32(6))) == (8, 6)
+
+
 def test_cc_spellings_are_normalised():
     from numba_cuda.compiler.capability import normalize
 
