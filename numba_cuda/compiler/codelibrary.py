@@ -113,6 +113,10 @@ class CUDACodeLibrary(CodeLibrary):
         self.nvvm_options = tuple(nvvm_options)
         # exception id -> (class, args, location) of what this library's code can raise
         self.exceptions = {}
+        # (feature, lowest compute capability, source location) of features without a
+        # fallback (see require_cc); `lowering_loc` is where lowering is (set by CUDALower)
+        self.cc_requirements = []
+        self.lowering_loc = None
         self._ptx_cache = {}
         self._lock = threading.Lock()
 
@@ -141,6 +145,29 @@ class CUDACodeLibrary(CodeLibrary):
         library._ensure_finalized()
         if library not in self._linking_libraries:
             self._linking_libraries.append(library)
+
+    def require_cc(self, feature, cc, loc=None):
+        """Code of this library uses ``feature``, which needs compute capability ``cc`` or newer
+        (at ``loc``, default: where lowering is)."""
+        entry = (feature, tuple(cc[:2]), loc if loc is not None else self.lowering_loc)
+        if entry not in self.cc_requirements:
+            self.cc_requirements.append(entry)
+
+    def check_cc_requirements(self, cc):
+        """Raise a TypingError when code of this program needs a newer compute capability
+        than ``cc``, naming the feature, the compute capability it needs and the line."""
+        from numba.core.errors import TypingError
+
+        target = tuple(cc[:2])
+        for lib in self.all_libraries():
+            for feature, needed, loc in lib.cc_requirements:
+                if target < needed:
+                    raise TypingError(
+                        f"{feature} needs compute capability {needed[0]}.{needed[1]} or newer; "
+                        f"this code is being compiled for compute capability {target[0]}.{target[1]}. "
+                        "Compile for a newer GPU (cc=...) or avoid it on this one.",
+                        loc=loc,
+                    )
 
     def add_linking_file(self, path):
         if path not in self.link_files:
@@ -233,6 +260,7 @@ class CUDACodeLibrary(CodeLibrary):
         with self._lock:
             ptx = self._ptx_cache.get(cc)
             if ptx is None:
+                self.check_cc_requirements(cc)
                 ptx = nvvm.compile_ir(self.ir_modules(), capability.arch_name(cc), self.nvvm_options)
                 self._ptx_cache[cc] = ptx
         return ptx
@@ -246,6 +274,7 @@ class CUDACodeLibrary(CodeLibrary):
         with self._lock:
             data = self._ptx_cache.get(key)
             if data is None:
+                self.check_cc_requirements(cc)
                 data = nvvm.compile_ir(
                     self.ir_modules(), capability.arch_name(cc), self.nvvm_options, gen_lto=True
                 )

@@ -182,10 +182,13 @@ def kernel_exception_table(library, kernel_name):
 
 class CUDALower(Lower):
     """Numba's ``Lower``, telling the call helper which source location it lowers (for
-    exceptions raised without one, such as bounds checks)."""
+    exceptions raised without one, such as bounds checks), and the code library (for the
+    source line of features that need a newer compute capability)."""
 
     def lower_inst(self, inst):
         helper = getattr(self, "call_helper", None)
         if helper is not None:
             helper.loc = self.loc
+        # where features needing a newer compute capability are used (CUDACodeLibrary.require_cc)
+        self.library.lowering_loc = self.loc
         return super().lower_inst(inst)

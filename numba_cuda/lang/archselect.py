@@ -82,3 +82,15 @@ def select_by_arch(builder, lltype, choices, fallback):
 
     emit_from(0)
     return builder.load(slot)
+
+
+def require_cc(context, feature, cc):
+    """Record that the code being lowered uses ``feature``, which exists from compute capability
+    ``cc`` on and has no fallback: making code for an older compute capability raises a
+    ``TypingError`` naming ``feature``, ``cc`` and the source line (``CUDACodeLibrary`` checks
+    the requirements of a program's libraries, device functions included, before libNVVM runs).
+    """
+    library = getattr(context, "active_code_library", None)
+    if library is None or not hasattr(library, "require_cc"):
+        return
+    library.require_cc(feature, cc)

@@ -10,6 +10,7 @@ operation                    dtypes                                lowering
 ===========================  ====================================  ==========================
 ``add``, ``sub``             int32 uint32 int64 uint64             ``atomicrmw add/sub``
                              float32 float64                       ``llvm.nvvm.atomic.load.add``
+                                                                   (float64 below sm_60: CAS loop)
 ``and_``, ``or_``, ``xor``   int32 uint32 int64 uint64             ``atomicrmw and/or/xor``
 ``exch``                     int32 uint32 int64 uint64             ``atomicrmw xchg``
                              float32 float64                       ``xchg`` on the bit pattern
@@ -34,7 +35,7 @@ from numba.core import cgutils, errors, types
 from numba.core.imputils import Registry as LoweringRegistry
 from numba.core.typing.templates import AbstractTemplate, Registry as TypingRegistry, signature
 
-from . import stubs
+from . import archselect, stubs
 
 typing_registry = TypingRegistry()
 lowering_registry = LoweringRegistry("numba_cuda.lang.atomics")
@@ -246,11 +247,17 @@ def _float_add_intrinsic(builder, ptr, val):
     return builder.call(fn, [ptr, val])
 
 
+#: Native float64 atomic add (atom.add.f64) exists from sm_60.
+FLOAT64_ATOMIC_ADD_CC = (6, 0)
+
+
 def _float_add(context, builder, ptr, val):
-    cc = getattr(context, "target_cc", None)
-    if isinstance(val.type, ir.DoubleType) and cc is not None and tuple(cc) < (6, 0):
-        # No native float64 atomic add before sm_60.
-        return cas_loop(builder, ptr, lambda b, old: b.fadd(old, val), skip_unchanged=False)
+    if isinstance(val.type, ir.DoubleType):
+        # libNVVM chooses (archselect): the native add from sm_60, a compare-and-swap loop below.
+        return archselect.select_by_arch(
+            builder, val.type,
+            [(FLOAT64_ATOMIC_ADD_CC, lambda b: _float_add_intrinsic(b, ptr, val))],
+            lambda b: cas_loop(b, ptr, lambda b2, old: b2.fadd(old, val), skip_unchanged=False))
     return _float_add_intrinsic(builder, ptr, val)
 
 

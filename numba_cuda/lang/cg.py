@@ -60,7 +60,7 @@ from numba.core.typing.templates import (
 )
 
 from .intrinsics import call_intrinsic, read_sreg
-from . import stubs
+from . import archselect, stubs
 
 typing_registry = TypingRegistry()
 lowering_registry = LoweringRegistry("numba_cuda.lang.cg")
@@ -76,6 +76,8 @@ TOP_BIT = 0x80000000
 
 #: Attribute set on a code library whose code synchronises the grid (read by CompiledKernel).
 LIBRARY_FLAG = "uses_grid_sync"
+#: Cooperative launches (which grid sync needs to make progress) exist from compute capability 6.0.
+GRID_SYNC_CC = (6, 0)
 
 
 class GridGroupType(types.Type):
@@ -194,6 +196,7 @@ def _mark_library(context):
 def _lower_sync(context, builder, sig, args):
     (workspace,) = args
     _mark_library(context)
+    archselect.require_cc(context, "grid group sync (cuda.cg.this_grid().sync())", GRID_SYNC_CC)
     call_intrinsic(builder, "llvm.nvvm.barrier0", _void, (), ())
 
     trap = builder.append_basic_block("grid_sync.not_cooperative")

@@ -17,7 +17,7 @@ Python                     NVVM intrinsic                   PTX
 
 ``syncthreads_count/and/or`` take any integer or boolean predicate (non-zero is true) and
 return an ``int32``; ``syncwarp`` takes an optional integer mask (default: the full warp).
-``nanosleep(ns)`` (PTX ``nanosleep.u32``, sm_70+) also lives here.
+``nanosleep(ns)`` (PTX ``nanosleep.u32``, sm_70+; below, a sleep of no time) also lives here.
 """
 
 from llvmlite import ir
@@ -25,7 +25,7 @@ from numba.core import cgutils, errors, types
 from numba.core.imputils import Registry as LoweringRegistry
 from numba.core.typing.templates import AbstractTemplate, Registry as TypingRegistry, signature
 
-from . import stubs
+from . import archselect, stubs
 
 typing_registry = TypingRegistry()
 lowering_registry = LoweringRegistry("numba_cuda.lang.sync")
@@ -168,7 +168,8 @@ for _stub, _name in (
 
 # ---- nanosleep -----------------------------------------------------------------------------
 # ``cuda.nanosleep(ns)``: suspend the thread for about ``ns`` nanoseconds (at most 1 ms;
-# PTX ``nanosleep.u32``, sm_70 and newer).
+# PTX ``nanosleep.u32``, sm_70 and newer; no sleep at all below, which PTX's [0, 2 * ns]
+# promise allows).
 
 
 class _Nanosleep(AbstractTemplate):
@@ -184,7 +185,18 @@ class _Nanosleep(AbstractTemplate):
 _register(stubs.nanosleep, _Nanosleep)
 
 
+#: PTX nanosleep exists from sm_70.
+NANOSLEEP_CC = (7, 0)
+
+
 @lower(stubs.nanosleep, types.uint32)
 def _lower_nanosleep(context, builder, sig, args):
-    builder.asm(ir.FunctionType(_void, [_i32]), "nanosleep.u32 $0;", "r", [args[0]], side_effect=True)
+    # Below sm_70 it sleeps for no time: PTX promises a duration in [0, 2 * ns], so 0 is a
+    # correct (if impatient) nanosleep, and a spin-wait using it stays correct.
+    with archselect.arch_at_least(builder, NANOSLEEP_CC) as (native, older):
+        with native:
+            builder.asm(ir.FunctionType(_void, [_i32]), "nanosleep.u32 $0;", "r", [args[0]],
+                        side_effect=True)
+        with older:
+            pass
     return context.get_dummy_value()

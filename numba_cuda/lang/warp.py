@@ -26,7 +26,7 @@ from numba.core import cgutils, errors, types
 from numba.core.imputils import Registry as LoweringRegistry
 from numba.core.typing.templates import AbstractTemplate, Registry as TypingRegistry, signature
 
-from . import stubs
+from . import archselect, stubs
 
 typing_registry = TypingRegistry()
 lowering_registry = LoweringRegistry("numba_cuda.lang.warp")
@@ -193,6 +193,10 @@ for _name, _mode in VOTES.items():
     lower(getattr(stubs, _name), types.uint32, types.Any)(_lower_vote(_mode))
 
 
+#: match.{any,all}.sync exist from sm_70 (no fallback: a TypingError below, see archselect.require_cc).
+MATCH_CC = (7, 0)
+
+
 def _as_match_operand(builder, value):
     if isinstance(value.type, ir.FloatType):
         return builder.bitcast(value, _i32)
@@ -204,6 +208,7 @@ def _as_match_operand(builder, value):
 @lower(stubs.match_any_sync, types.uint32, types.Any)
 def _lower_match_any(context, builder, sig, args):
     mask, value = args
+    archselect.require_cc(context, "cuda.match_any_sync", MATCH_CC)
     value = _as_match_operand(builder, value)
     kind = f"i{value.type.width}"
     return _intrinsic(builder, f"llvm.nvvm.match.any.sync.{kind}", _i32, [mask, value])
@@ -212,6 +217,7 @@ def _lower_match_any(context, builder, sig, args):
 @lower(stubs.match_all_sync, types.uint32, types.Any)
 def _lower_match_all(context, builder, sig, args):
     mask, value = args
+    archselect.require_cc(context, "cuda.match_all_sync", MATCH_CC)
     value = _as_match_operand(builder, value)
     kind = f"i{value.type.width}p"
     pair = _intrinsic(builder, f"llvm.nvvm.match.all.sync.{kind}", ir.LiteralStructType([_i32, _i1]),
