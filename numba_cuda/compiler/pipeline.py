@@ -31,7 +31,9 @@ class CompileOptions:
 
     debug: bool = False
     lineinfo: bool = False
-    fastmath: bool = False
+    #: the LLVM fast-math flag names asked for, sorted (``True`` is ``("fast",)``); any flag
+    #: turns fast math on, as in Numba's CUDA target (see ``fastmath_flags``)
+    fastmath: tuple = ()
     opt: bool = True
     inline: bool = False
     max_registers: int | None = None
@@ -67,9 +69,48 @@ class CompileOptions:
         if max_registers is not None:
             if not isinstance(max_registers, int) or max_registers <= 0:
                 raise ValueError(f"max_registers must be a positive int, got {max_registers!r}")
-        return cls(debug=debug, lineinfo=bool(lineinfo), fastmath=bool(fastmath), opt=bool(opt),
+        return cls(debug=debug, lineinfo=bool(lineinfo), fastmath=fastmath_flags(fastmath), opt=bool(opt),
                    inline=bool(inline), max_registers=max_registers, boundscheck=boundscheck,
                    lto=bool(lto))
+
+
+#: LLVM's fast-math flags, the names Numba's ``fastmath=`` accepts (``numba.core.cpu_options``).
+FASTMATH_FLAGS = frozenset(("fast", "nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc"))
+
+
+def fastmath_flags(value):
+    """``fastmath=`` as a sorted tuple of flag names: ``True`` -> ``("fast",)``, ``False`` ->
+    ``()``, a set (or list/tuple) of names, or a dict ``{name: bool}`` (the names mapped to
+    true), as Numba accepts.  Anything else, or an unknown name, is a ``ValueError`` naming it.
+
+    In CUDA code any flag turns fast math on as a whole, as Numba's CUDA target does: libNVVM's
+    ``-ftz=1 -prec-div=0 -prec-sqrt=0 -fma=1``, float32 division as ``__nv_fast_fdividef``
+    and the fast float32 libdevice functions (the PTX has no per-instruction flags to honour).
+    """
+    if isinstance(value, bool) or (hasattr(value, "__bool__") and type(value).__name__ == "bool_"):
+        return ("fast",) if value else ()
+    if value is None or (isinstance(value, int) and value in (0, 1)):
+        return ("fast",) if value else ()
+    flags_attr = getattr(value, "flags", None)  # numba.core.cpu_options.FastMathOptions
+    if isinstance(flags_attr, (set, frozenset)) and not isinstance(value, dict):
+        value = flags_attr
+    if isinstance(value, dict):
+        names = list(value)
+        chosen = [name for name, enabled in value.items() if enabled]
+    elif isinstance(value, (set, frozenset, list, tuple)):
+        names = chosen = list(value)
+    else:
+        raise ValueError(
+            f"fastmath must be True, False, a set of LLVM fast-math flag names or a dict of them "
+            f"to booleans, not {value!r}; the flags are {', '.join(sorted(FASTMATH_FLAGS))}"
+        )
+    for name in names:
+        if not isinstance(name, str) or name not in FASTMATH_FLAGS:
+            raise ValueError(
+                f"unknown fastmath flag {name!r}; the LLVM fast-math flags are "
+                f"{', '.join(sorted(FASTMATH_FLAGS))} (or fastmath=True for all of them)"
+            )
+    return tuple(sorted(set(chosen)))
 
 
 def resolve_boundscheck(boundscheck, debug):
@@ -187,7 +228,7 @@ class CUDACompiler(CompilerBase):
 
 def make_flags(options):
     flags = CUDAFlags()
-    user = {"fastmath": options.fastmath, "debug": options.debug or options.lineinfo,
+    user = {"fastmath": set(options.fastmath), "debug": options.debug or options.lineinfo,
             "boundscheck": options.boundscheck}
     if options.inline:
         user["forceinline"] = True

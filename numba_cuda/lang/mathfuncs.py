@@ -22,6 +22,7 @@ from numba.core import cgutils, types
 from numba.core.imputils import Registry as LoweringRegistry
 from numba.core.typing.templates import ConcreteTemplate, Registry as TypingRegistry, signature
 
+from . import archselect
 from . import libdevice_functions as libdevice
 
 typing_registry = TypingRegistry()
@@ -95,9 +96,21 @@ def _is_f32(ty):
     return ty == f32
 
 
+#: PTX tanh.approx.f32 (float32 tanh under fastmath, as Numba emits) exists from sm_75.
+TANH_APPROX_CC = (7, 5)
+
+
 def call_math(context, builder, base, fltty, args):
     """Call the libdevice function for ``base`` on float ``args`` of Numba type ``fltty``."""
     name = libdevice_name(base, _is_f32(fltty), _fastmath(context))
+    if base == "tanh" and _is_f32(fltty) and _fastmath(context):
+        # tanh.approx.f32 from sm_75 (chosen by libNVVM, see archselect), libdevice below.
+        fnty = ir.FunctionType(ir.FloatType(), [ir.FloatType()])
+        return archselect.select_by_arch(
+            builder, ir.FloatType(),
+            [(TANH_APPROX_CC, lambda b: b.call(ir.InlineAsm(fnty, "tanh.approx.f32 $0, $1;", "=f,f"),
+                                              list(args)))],
+            lambda b: libdevice.call(b, name, list(args)))
     return libdevice.call(builder, name, list(args))
 
 
@@ -291,6 +304,21 @@ def _lower_float_pow(context, builder, sig, args):
 for _op in (pow, operator.pow, operator.ipow):
     for _fltty in FLOATS:
         lower(_op, _fltty, _fltty)(_lower_float_pow)
+
+
+def _lower_float32_truediv(context, builder, sig, args):
+    """``x / y`` on float32: ``__nv_fast_fdividef`` (``div.approx.ftz.f32``) under fastmath, as
+    Numba's CUDA target does (and so no zero-division check), else Numba's own division."""
+    if _fastmath(context):
+        return libdevice.call(builder, "fast_fdividef", list(args))
+    from numba.cpython.numbers import real_div_impl
+
+    return real_div_impl(context, builder, sig, args)
+
+
+# Numba does this for ``/`` only; ``x /= y`` is the same division here.
+for _op in (operator.truediv, operator.itruediv):
+    lower(_op, f32, f32)(_lower_float32_truediv)
 
 
 def _lower_float_abs(context, builder, sig, args):

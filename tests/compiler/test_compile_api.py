@@ -135,9 +135,62 @@ def test_fastmath_and_max_registers_reach_the_ptx(cuda):
     precise, _ = cuda.compile_ptx(div, (float32[::1], float32), cc=CC)
     fast, _ = cuda.compile_ptx(div, (float32[::1], float32), cc=CC, fastmath=True)
     assert "div.rn.f32" in precise
-    assert "div.approx.ftz.f32" in fast or "div.full.ftz.f32" in fast
+    # Numba's CUDA target divides with __nv_fast_fdividef under fastmath (div.full is not it)
+    assert "div.approx.ftz.f32" in fast and "div.full" not in fast
     kernel = cuda.jit((float32[::1], float32), max_registers=40)(div)
     assert ".maxnreg 40" in kernel.inspect_asm((float32[::1], float32), cc=CC)
+
+
+def _div(a, b):
+    a[0] = a[0] / b
+    a[1] /= b
+
+
+@pytest.mark.parametrize("value, fast", [
+    (True, True), (False, False), (None, False), ({"fast"}, True), ({"nnan", "ninf"}, True),
+    (frozenset({"arcp"}), True), (["contract"], True), ({"nnan": True}, True),
+    ({"nnan": False}, False), (set(), False), ({}, False),
+])
+def test_fastmath_accepts_numba_flag_sets(cuda, value, fast):
+    ptx, _ = cuda.compile_ptx(_div, (float32[::1], float32), cc=CC, fastmath=value)
+    assert ptx.count("div.approx.ftz.f32") == (2 if fast else 0), value
+    assert ptx.count("div.rn.f32") == (0 if fast else 2), value
+
+
+@pytest.mark.parametrize("value, named", [
+    ({"warp_drive"}, "warp_drive"), ({"nnan": True, "fasst": True}, "fasst"), ("fast", "'fast'"),
+    (2, "2"), (1.0, "1.0"), ({"nnan", 3}, "3"),
+])
+def test_fastmath_refuses_anything_else_naming_it(cuda, value, named):
+    with pytest.raises(ValueError, match=r"fastmath") as info:
+        cuda.compile_ptx(_div, (float32[::1], float32), cc=CC, fastmath=value)
+    assert named in str(info.value)
+    with pytest.raises(ValueError, match=r"fastmath"):
+        cuda.jit(fastmath=value)(_div)
+
+
+def test_fastmath_tanh_is_the_approximate_instruction_from_sm75(cuda):
+    import math
+
+    from numba_cuda.compiler import capability
+
+    def k(a):
+        a[0] = math.tanh(a[0])
+
+    for cc in capability.supported_ccs():
+        fast, _ = cuda.compile_ptx(k, (float32[::1],), cc=cc, fastmath=True)
+        precise, _ = cuda.compile_ptx(k, (float32[::1],), cc=cc)
+        assert ("tanh.approx.f32" in fast) == (cc >= (7, 5)), cc
+        assert "tanh.approx.f32" not in precise, cc
+
+
+def test_fastmath_flags_are_a_stable_part_of_the_options(cuda):
+    # the cache key holds repr(options): it must not depend on set ordering
+    from numba_cuda.compiler.pipeline import CompileOptions
+
+    a = CompileOptions.from_user(fastmath={"nsz", "arcp", "nnan"})
+    b = CompileOptions.from_user(fastmath=["nnan", "nsz", "arcp"])
+    assert a == b and repr(a) == repr(b) and a.fastmath == ("arcp", "nnan", "nsz")
 
 
 def test_lineinfo_and_debug_emit_line_tables(cuda):
