@@ -116,9 +116,12 @@ def _downgrade_line(match):
 
 
 def downgrade_for_llvm7(text):
-    """Strip attributes the LLVM-7-era NVVM reader does not know from IR text; line-tables-only
-    debug info is spelled ``LineTablesOnly`` (``DebugDirectivesOnly`` is LLVM 8+).  Only
+    """Strip attributes the LLVM-7-era NVVM reader does not know from IR text.  Only
     ``attributes #N``, ``define`` and ``declare`` lines are looked at (words such as ``range``
-    also appear in metadata)."""
-    text = text.replace("emissionKind: DebugDirectivesOnly", "emissionKind: LineTablesOnly")
+    also appear in metadata).
+
+    ``emissionKind: DebugDirectivesOnly`` (``lineinfo=True``) is left as it is: both of
+    libNVVM's readers (CUDA 12 and 13) accept it and emit ``.loc`` line tables with the code
+    unchanged.  ``LineTablesOnly`` would make libNVVM emit ``.target sm_XY, debug`` and DWARF
+    sections, and ptxas then de-optimises the kernel (more registers, other instructions)."""
     return _ATTRIBUTE_LINE.sub(_downgrade_line, "\n" + text)[1:]
