@@ -17,6 +17,7 @@ from numba.core.typed_passes import AnnotateTypes, IRLegalization, NopythonRewri
 from numba.core.untyped_passes import InlineClosureLikes
 
 from .containers import RejectAllocatingContainers
+from .strings import RejectStringBuilding
 from .device_errors import CUDALower
 from .pass_manager import CUDAPassManager, InlineClosureLikesWhenNeeded, NopythonRewritesWhenNeeded
 from .target import TARGET_NAME, CUDAFlags, CUDATargetOptions, cuda_target, registered_jit
@@ -216,6 +217,7 @@ class CUDACompiler(CompilerBase):
         untyped = DefaultPassBuilder.define_untyped_pipeline(self.state)
         pm.passes.extend(_when_needed(untyped.passes))
         pm.add_pass(RejectAllocatingContainers, "refuse list/dict/set literals")
+        pm.add_pass(RejectStringBuilding, "refuse building strings (str(), f-strings ...)")
         typed = DefaultPassBuilder.define_typed_pipeline(self.state)
         pm.passes.extend(_when_needed(typed.passes))
         pm.add_pass(IRLegalization, "ensure IR is legal prior to lowering")

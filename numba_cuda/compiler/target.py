@@ -23,6 +23,18 @@ class CUDAFlags(Flags):
     """Numba compiler flags (no extra fields: CUDA-only options travel in ``CompileOptions``)."""
 
 
+#: Options Numba's own machinery passes to a target's ``jit`` (``@overload``/``@intrinsic``
+#: templates, ``register_jitable(_nrt=False)`` helpers in ``numba.cpython.unicode`` ...): the names
+#: of ``numba.core.options.DefaultOptions`` that are not ``@cuda.jit`` options.  None changes CUDA
+#: code (there is no NRT, no object mode, no CPython wrapper on the GPU); they are accepted and
+#: ignored, except ``forceinline``, which is ``inline="always"``.
+NUMBA_INTERNAL_OPTIONS = (
+    "nopython", "forceobj", "looplift", "_nrt", "nogil", "writable_args", "no_rewrites",
+    "no_cpython_wrapper", "no_cfunc_wrapper", "parallel", "error_model", "forceinline",
+    "_dbg_extend_lifetimes", "_dbg_optnone",
+)
+
+
 class CUDATargetOptions(TargetOptions):
     """``@cuda.jit`` options that become Numba flags.  Whatever the user passes, CUDA code is
     never compiled for the host and gets no CPython or cfunc wrapper."""

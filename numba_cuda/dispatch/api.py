@@ -10,6 +10,7 @@ Numba (``numba_cuda.dispatch`` registers on import) before anything is compiled.
 from numba.core import types
 
 from ..compiler.api import compile, compile_ptx, compile_to_library, declare_device  # noqa: F401
+from ..compiler.target import NUMBA_INTERNAL_OPTIONS
 from .device_cc import current_device_cc
 from .dispatcher import CUDADispatcher
 
@@ -22,9 +23,6 @@ def _is_signature(obj):
 
 _JIT_OPTIONS = ("device", "inline", "link", "debug", "opt", "lineinfo", "fastmath", "max_registers",
                 "cache", "boundscheck", "lto")
-# Options Numba's @overload machinery passes to a target's jit; meaningless for CUDA.
-_IGNORED_OPTIONS = ("nopython", "no_cpython_wrapper", "no_cfunc_wrapper", "forceobj",
-                    "nogil", "parallel", "error_model")
 
 
 def jit(func_or_sig=None, *, device=False, inline="never", link=(), debug=None, opt=None,
@@ -43,10 +41,12 @@ def jit(func_or_sig=None, *, device=False, inline="never", link=(), debug=None, 
     LTO-IR and linked with its ``link=`` files by nvJitLink with link-time optimisation when
     it is loaded.
     """
-    unknown = set(kws) - set(_IGNORED_OPTIONS)
+    unknown = set(kws) - set(NUMBA_INTERNAL_OPTIONS)
     if unknown:
         raise TypeError(f"unknown @cuda.jit options: {', '.join(sorted(unknown))}; "
                         f"known: {', '.join(_JIT_OPTIONS)}")
+    if kws.get("forceinline"):
+        inline = "always"
     if isinstance(link, str):
         link = [link]
     if debug is None:  # NUMBA_CUDA_DEBUGINFO, as in Numba

@@ -23,7 +23,7 @@ from numba.core.typing.typeof import Purpose, typeof
 
 from .. import pickling
 from ..compiler.pipeline import CompileOptions, CUDACompiler, compile_cuda
-from ..compiler.target import cuda_target
+from ..compiler.target import NUMBA_INTERNAL_OPTIONS, cuda_target
 from ..errors import (CompilationDisabledError, KernelArgumentError, LaunchConfigError,
                       LaunchConfigTypeError)
 from .device_cc import launch_cc
@@ -193,7 +193,9 @@ class CUDADispatcher(Dispatcher):
                 if k in ("debug", "lineinfo", "fastmath", "opt", "inline", "max_registers",
                          "boundscheck", "lto")}
         cache = bool(targetoptions.pop("cache", False))
-        for ignored in ("nopython", "no_cpython_wrapper", "no_cfunc_wrapper"):
+        if targetoptions.pop("forceinline", False):
+            user["inline"] = "always"
+        for ignored in NUMBA_INTERNAL_OPTIONS:
             targetoptions.pop(ignored, None)
         if targetoptions:
             raise TypeError(f"unknown @cuda.jit options: {', '.join(sorted(targetoptions))}")
