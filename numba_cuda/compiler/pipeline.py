@@ -242,6 +242,26 @@ def make_flags(options):
     return flags
 
 
+def _locate(exc, pyfunc):
+    """Make sure a front-end error names where it happened.  Numba's undefined-name error
+    (``NameError: name 'x' is not defined``) replaces its message and so drops the location it
+    still holds in ``exc.loc``: put the line that uses the name back.  Errors without any
+    location name the function's definition."""
+    text = str(exc)
+    loc = getattr(exc, "loc", None)
+    if loc is not None and getattr(loc, "line", None) and f"line {loc.line}" not in text:
+        try:
+            where = loc.strformat()
+        except Exception:  # noqa: BLE001 - the source may be gone; the line number is enough
+            where = f'File "{loc.filename}", line {loc.line}'
+        exc.patch_message(f"{text}\n{where}")
+        return
+    code = getattr(pyfunc, "__code__", None)
+    if code is not None and code.co_filename not in text:
+        exc.add_context(f"compiling CUDA function {pyfunc.__qualname__} defined at "
+                        f"{code.co_filename}:{code.co_firstlineno}")
+
+
 @global_compiler_lock
 def compile_cuda(pyfunc, return_type, args, options, locals=None):
     """Compile ``pyfunc`` for argument types ``args`` to a CUDA ``CompileResult`` (NVVM IR).
@@ -261,11 +281,7 @@ def compile_cuda(pyfunc, return_type, args, options, locals=None):
                 pipeline_class=CUDACompiler,
             )
     except errors.NumbaError as exc:
-        code = getattr(pyfunc, "__code__", None)
-        if code is not None and code.co_filename not in str(exc):
-            # Some front-end errors (undefined names ...) carry no location: add the function's.
-            exc.add_context(f"compiling CUDA function {pyfunc.__qualname__} defined at "
-                            f"{code.co_filename}:{code.co_firstlineno}")
+        _locate(exc, pyfunc)
         raise
     cres.library.nvvm_options = options.nvvm_options()
     cres.library.finalize()

@@ -79,6 +79,26 @@ def _check_alignment(qualname, alignment):
         raise errors.TypingError(f"{qualname}: alignment must be a positive power of two, not {value}")
 
 
+#: No GPU has this much shared memory per block or local memory per thread (the most is 228 KiB
+#: and 512 KiB); past 2**63 elements the array type itself overflows into malformed NVVM IR.
+ARRAY_SIZE_LIMIT = 2**32
+
+
+def _check_size(qualname, shape_tuple, nb_dtype):
+    count = 1
+    for extent in shape_tuple:
+        count *= extent
+    itemsize = getattr(nb_dtype, "bitwidth", 8) // 8 or 1
+    if isinstance(nb_dtype, types.Record):
+        itemsize = nb_dtype.size
+    size = count * itemsize
+    if size >= ARRAY_SIZE_LIMIT:
+        raise errors.TypingError(
+            f"{qualname}: shape {shape_tuple} of {nb_dtype} is {size} bytes, more than any GPU "
+            f"has ({ARRAY_SIZE_LIMIT} bytes at most); use a smaller array"
+        )
+
+
 def _array_template(stub, allow_dynamic):
     qualname = stub.qualname.replace("numba.", "", 1)
 
@@ -104,6 +124,7 @@ def _array_template(stub, allow_dynamic):
                         )
                 _check_alignment(qualname, alignment)
                 nb_dtype = _element_type(qualname, dtype)
+                _check_size(qualname, shape_tuple, nb_dtype)
                 return types.Array(nb_dtype, len(shape_tuple), "C")
 
             return typer
