@@ -192,7 +192,10 @@ class CUDADispatcher(Dispatcher):
         user = {k: targetoptions.pop(k) for k in list(targetoptions)
                 if k in ("debug", "lineinfo", "fastmath", "opt", "inline", "max_registers",
                          "boundscheck", "lto")}
-        cache = bool(targetoptions.pop("cache", False))
+        cache = targetoptions.pop("cache", False)
+        if not isinstance(cache, int) and type(cache).__name__ != "bool_":
+            raise ValueError(f"cache must be True or False, not {cache!r}")
+        cache = bool(cache)
         if targetoptions.pop("forceinline", False):
             user["inline"] = "always"
         for ignored in NUMBA_INTERNAL_OPTIONS:

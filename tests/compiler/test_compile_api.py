@@ -353,3 +353,21 @@ def test_debug_kernel_using_every_dim3_object(cuda, cc):
 
     ptx, _ = cuda.compile_ptx(k, (float64[:],), debug=True, opt=False, cc=cc)
     assert "%tid.x" in ptx and "%ctaid.y" in ptx and ".debug_info" in ptx
+
+
+@pytest.mark.parametrize("option, value", [
+    ("debug", "no"), ("lineinfo", "yes"), ("opt", "fast"), ("boundscheck", [1]), ("lto", 0.5),
+    ("cache", "true"), ("inline", "sometimes"), ("max_registers", True), ("max_registers", 0),
+])
+def test_on_off_options_refuse_values_that_only_look_true(cuda, option, value):
+    # like fastmath, any truthy value used to switch these on
+    with pytest.raises(ValueError, match=option):
+        cuda.jit(**{option: value})(_div)
+
+
+@pytest.mark.parametrize("option, value", [
+    ("debug", 0), ("opt", 3), ("lineinfo", 1), ("boundscheck", None), ("inline", "always"),
+    ("inline", True), ("cache", False),
+])
+def test_on_off_options_accept_bools_ints_and_none(cuda, option, value):
+    cuda.jit(**{option: value})(_div)
