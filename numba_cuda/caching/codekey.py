@@ -102,6 +102,7 @@ class _Digest:
     def __init__(self):
         self._hash = hashlib.sha256()
         self._functions = set()  # code objects already digested (recursion, shared helpers)
+        self._containers = set()  # ids of the containers being digested (a list holding itself)
 
     def feed(self, *parts):
         for part in parts:
@@ -182,18 +183,35 @@ class _Digest:
 
     # ---- values ----------------------------------------------------------------------
     def value(self, v):
+        try:
+            self._value(v)
+        except RecursionError:
+            raise
+        except Exception:  # noqa: BLE001 - a value we cannot read (a failing __repr__ ...)
+            # Its identity: never shared with another process's entry (a miss, never wrong code).
+            self.feed("unreadable", type(v).__module__, type(v).__qualname__, id(v), os.getpid())
+
+    def _value(self, v):
         if v is None or isinstance(v, (bool, int, float, complex, str, bytes)):
             self.feed(type(v).__name__, repr(v))
-        elif isinstance(v, (tuple, list, frozenset, set)):
-            items = sorted(v, key=repr) if isinstance(v, (set, frozenset)) else v
-            self.feed(type(v).__name__, len(items))
-            for item in items:
-                self.value(item)
-        elif isinstance(v, dict):
-            self.feed("dict", len(v))
-            for key, item in v.items():
-                self.value(key)
-                self.value(item)
+        elif isinstance(v, (tuple, list, frozenset, set, dict)):
+            if id(v) in self._containers:
+                self.feed("cycle")
+                return
+            self._containers.add(id(v))
+            try:
+                if isinstance(v, dict):
+                    self.feed("dict", len(v))
+                    for key, item in list(v.items()):
+                        self.value(key)
+                        self.value(item)
+                else:
+                    items = sorted(v, key=repr) if isinstance(v, (set, frozenset)) else list(v)
+                    self.feed(type(v).__name__, len(items))
+                    for item in items:
+                        self.value(item)
+            finally:
+                self._containers.discard(id(v))
         elif isinstance(v, enum.Enum):
             self.feed("enum", type(v).__module__, type(v).__qualname__, v.name)
             self.value(v.value)

@@ -437,3 +437,20 @@ def test_null_cache_stores_nothing():
     assert not cache.enabled
     assert cache.save(SIG, CC, PAYLOAD) is False
     assert cache.load(SIG, CC) is None
+
+
+def test_odd_globals_never_break_the_key(make_module):
+    mod = make_module(source="""
+        class Shy:
+            def __repr__(self):
+                raise RuntimeError("no repr")
+        LOOP = [1, 2]
+        LOOP.append(LOOP)
+        ODD = {Shy(), 1}
+        def k(a):
+            a[0] = len(LOOP) + len(ODD)
+    """)
+    cache = _cache(mod.k)
+    cache.save(SIG, CC, PAYLOAD)
+    # the same objects give the same key in this process (an unreadable value keys on its identity)
+    assert _cache(mod.k).load(SIG, CC) == PAYLOAD
