@@ -12,6 +12,8 @@ from numba import cuda, float32, float64, int32, int64, uint32, uint64
 from numba.core.errors import TypingError
 from numba.core.types import float16
 
+from numba.cuda.random import xoroshiro128p_normal_float64, xoroshiro128p_uniform_float32
+
 from tests.ptx_helpers import assemble
 
 
@@ -136,6 +138,20 @@ def fast_math(a):
     a[i] = math.tanh(a[i]) + math.sin(a[i]) / a[i] + math.exp(a[i]) + math.sqrt(a[i])
 
 
+def printing_and_random(states, out):
+    i = cuda.grid(1)
+    out[i] = xoroshiro128p_uniform_float32(states, i) + xoroshiro128p_normal_float64(states, i)
+    print("thread", i, out[i])
+
+
+def _states_type():
+    from numba import from_dtype
+
+    from numba_cuda.random import xoroshiro128p_dtype
+
+    return from_dtype(xoroshiro128p_dtype)[::1]
+
+
 LOWERED_EVERYWHERE = [
     ("atomics_float64", atomics_float64, (float64[::1], float64[::1]), {}),
     ("atomics_float32", atomics_float32, (float32[::1],), {}),
@@ -152,6 +168,7 @@ LOWERED_EVERYWHERE = [
     ("barriers_fences", barriers_and_fences, (int32[::1],), {}),
     ("bits_math", bits_and_math, (float32[::1], uint64[::1], int64[::1]), {}),
     ("fastmath", fast_math, (float32[::1],), {"fastmath": True}),
+    ("print_random", printing_and_random, (_states_type(), float64[::1]), {}),
     ("float64_atomics_debug", atomics_float64, (float64[::1], float64[::1]), {"debug": True, "opt": False}),
 ]
 
