@@ -19,6 +19,9 @@ from ._version import __version__
 #: What Numba's ``numba -s`` prints as the CUDA target implementation.
 implementation = "numba-cuda"
 
+#: NVIDIA's numba-cuda also runs without Numba and says so here; this package always has Numba.
+HAS_NUMBA = True
+
 
 def _env_flag(name, default="0"):
     return _os.environ.get(name, default).strip().lower() not in ("", "0", "false", "no", "off")

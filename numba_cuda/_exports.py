@@ -94,6 +94,16 @@ SUPPORT_QUERIES = {
     "is_bfloat16_supported": "numba_cuda.lang.bf16",
 }
 
-GPU = {**COMPILER, **KERNEL_LANGUAGE, **RUNTIME, **UFUNCS, **SUPPORT_QUERIES}
+# ---- Numba's types: ``from numba.cuda import float32, void`` (NVIDIA's numba-cuda) ----
+# The same objects as ``numba.types.<name>``; the names are ``numba.core.types.__all__``.
+def _type_names():
+    from numba.core.types import __all__ as names
+
+    return names
+
+
+TYPES = {name: "numba_cuda.types" for name in _type_names()}
+
+GPU = {**COMPILER, **KERNEL_LANGUAGE, **RUNTIME, **UFUNCS, **SUPPORT_QUERIES, **TYPES}
 
 SIMULATOR_API = "numba_cuda.simulator.api"

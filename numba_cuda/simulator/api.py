@@ -98,6 +98,7 @@ from .kernelapi import (  # noqa: F401
     threadIdx,
     warpsize,
 )
+from ..types import *  # noqa: F401,F403  (float32, void ...: Numba's types, as on the GPU)
 from .bfloat16 import bf16  # noqa: F401
 from .cachehints import ldca, ldcg, ldcs, ldcv, ldlu, stcg, stcs, stwb, stwt  # noqa: F401
 from .reduction import Reduce, reduce  # noqa: F401
