@@ -20,15 +20,19 @@ target-selecting decorators defaulting to ``target="cuda"``:
 
 This works because numba-cuda owns Numba's ``cuda`` target slot (``target_registry["cuda"]``,
 its dispatcher and jit registries): ``target="cuda"`` here and in :mod:`numba.core.extending`
-are the same thing.  Host-side boxing (``box``/``unbox``/``NativeValue``) is not part of the
-CUDA API: kernels receive arguments through the CUDA data model, not Python objects.
+are the same thing.  Host-side boxing (``box``/``unbox``/``NativeValue``) plays no part in
+CUDA kernels (they receive arguments through the CUDA data model, not Python objects); the
+names are re-exported from Numba because NVIDIA's ``numba.cuda.extending`` has them, for
+extensions that also register CPU boxing.
 """
 
 from numba.core import types
 from numba.core.datamodel import models  # noqa: F401
 from numba.core import extending as _core
 from numba.core.extending import (  # noqa: F401
+    NativeValue,
     as_numba_type,
+    box,
     infer,
     infer_getattr,
     lower_builtin,
@@ -43,6 +47,7 @@ from numba.core.extending import (  # noqa: F401
     sentry_literal_args,
     type_callable,
     typeof_impl,
+    unbox,
 )
 from numba.core.imputils import lower_constant  # noqa: F401
 from numba.core.typing import signature  # noqa: F401
@@ -119,4 +124,5 @@ __all__ = [
     "AttributeTemplate", "AbstractTemplate", "ConcreteTemplate", "CallableTemplate",
     "lower_builtin", "lower_getattr", "lower_getattr_generic", "lower_setattr",
     "lower_setattr_generic", "lower_cast", "lower_constant",
+    "box", "unbox", "NativeValue",
 ]
