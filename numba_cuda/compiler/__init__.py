@@ -23,3 +23,20 @@ never ``runtime``, ``caching`` or ``dispatch`` (``cuda.jit``, ``CUDADispatcher``
 registration with Numba are in ``numba_cuda.dispatch``); ``lint-imports`` checks this.
 Nothing here is imported by ``import numba.cuda``.
 """
+
+#: ``from numba.cuda.compiler import compile_ptx`` (Numba's and NVIDIA's path for these entry
+#: points) resolves them from ``api`` on first use, keeping this package's import free.
+_ENTRY_POINTS = ("compile", "compile_ptx", "compile_for_current_device",
+                 "compile_ptx_for_current_device", "declare_device")
+
+
+def __getattr__(name):
+    if name in _ENTRY_POINTS:
+        from . import api
+
+        return getattr(api, name)
+    if name == "run_frontend":  # NVIDIA's numba.cuda.compiler re-exports Numba's front end
+        from numba.core.compiler import run_frontend
+
+        return run_frontend
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

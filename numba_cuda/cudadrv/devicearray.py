@@ -11,6 +11,9 @@ from numba_cuda.runtime.interop import is_cuda_array
 
 DeviceNDArrayBase = DeviceNDArray
 
+# Numba's module-level layout helpers (same objects on the GPU target and in the simulator).
+from numba_cuda.array_layout import array_core, errmsg_contiguous_buffer, is_contiguous  # noqa: E402,F401
+
 
 def is_cuda_ndarray(obj):
     """True for numba-cuda device arrays."""

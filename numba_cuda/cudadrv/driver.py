@@ -119,3 +119,15 @@ def device_to_device(dst, src, size, stream=0):
     from numba_cuda.runtime.transfers import memcpy_dtod
 
     memcpy_dtod(device_pointer_value(dst), device_pointer_value(src), size, stream)
+
+
+def _have_nvjitlink():
+    """True when nvJitLink can be loaded (Numba/NVIDIA's probe of the same name)."""
+    from numba_cuda.errors import ToolkitError
+    from numba_cuda.linking.nvjitlink import nvjitlink_version
+
+    try:
+        nvjitlink_version()
+    except ToolkitError:
+        return False
+    return True

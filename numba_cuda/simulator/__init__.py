@@ -111,3 +111,13 @@ def install_module_replacements():
         if type(finder).__name__ == "_SimulatedModuleFinder":
             return
     _sys.meta_path.insert(0, _SimulatedModuleFinder())
+
+
+def __getattr__(name):
+    """``numba.cuda.simulator.jit`` & co.: NVIDIA's simulator package exports its public API."""
+    if not name.startswith("_"):
+        api = _importlib.import_module(__name__ + ".api")
+        if hasattr(api, name):
+            return getattr(api, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+

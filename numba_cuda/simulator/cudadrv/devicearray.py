@@ -16,6 +16,11 @@ from ..devicearray import (  # noqa: F401
 )
 
 DeviceNDArrayBase = DeviceNDArray
+#: The simulator's device array class under NVIDIA's and Numba's name for it.
+FakeCUDAArray = DeviceNDArray
+
+# Numba's module-level layout helpers (same objects on the GPU target and in the simulator).
+from numba_cuda.array_layout import array_core, errmsg_contiguous_buffer, is_contiguous  # noqa: E402,F401
 
 
 def is_cuda_ndarray(obj):

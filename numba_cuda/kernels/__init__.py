@@ -1,0 +1,1 @@
+"""``numba.cuda.kernels``: Numba's path for its ready-made kernels (``kernels.reduction``)."""

@@ -1,0 +1,154 @@
+"""Import paths of Numba's built-in ``numba.cuda`` and of NVIDIA's numba-cuda keep working.
+
+Each path is imported in a fresh interpreter on the real target and in the simulator
+(``NUMBA_ENABLE_CUDASIM=1``); a path that aliases a module must yield that very module object.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+# alias path -> the module it must be (the same object), on both targets
+SAME_MODULE = {
+    "numba.cuda.core": "numba.core",
+    "numba.cuda.core.config": "numba.core.config",
+    "numba.cuda.core.errors": "numba.core.errors",
+    "numba.cuda.core.caching": "numba.core.caching",
+    "numba.cuda.core.compiler_machinery": "numba.core.compiler_machinery",
+    "numba.cuda.core.untyped_passes": "numba.core.untyped_passes",
+    "numba.cuda.core.rewrites": "numba.core.rewrites",
+    "numba.cuda.np": "numba.np",
+    "numba.cuda.np.numpy_support": "numba.np.numpy_support",
+    "numba.cuda.typing": "numba.core.typing",
+    "numba.cuda.typing.templates": "numba.core.typing.templates",
+    "numba.cuda.typing.typeof": "numba.core.typing.typeof",
+    "numba.cuda.typeconv": "numba.core.typeconv",
+    "numba.cuda.datamodel.models": "numba.core.datamodel.models",
+    "numba.cuda.misc.special": "numba.misc.special",
+    "numba.cuda.cloudpickle": "numba.cloudpickle",
+    "numba.cuda.utils": "numba.core.utils",
+    "numba.cuda.serialize": "numba.core.serialize",
+    "numba.cuda.cgutils": "numba.core.cgutils",
+    "numba.cuda.itanium_mangler": "numba.core.itanium_mangler",
+    "numba.cuda.config": "numba.core.config",
+    "numba.cuda.stubs": "numba_cuda.lang.stubs",
+    "numba.cuda.descriptor": "numba_cuda.compiler.target",
+    "numba.cuda.cudadrv.nvrtc": "numba_cuda.linking.nvrtc",
+    "numba.cuda.cudadrv.linkable_code": "numba_cuda.linking.linkable",
+}
+
+# alias path -> (simulator module, GPU-target module) it must be
+PER_TARGET_MODULE = {
+    "numba.cuda.api": ("numba_cuda.simulator.api", "numba_cuda.runtime.api"),
+    "numba.cuda.decorators": ("numba_cuda.simulator.api", "numba_cuda.compiler.api"),
+    "numba.cuda.dispatcher": ("numba_cuda.simulator.dispatcher", "numba_cuda.compiler.dispatcher"),
+    "numba.cuda.kernels.reduction": ("numba_cuda.simulator.reduction", "numba_cuda.ufuncs.reduction"),
+}
+
+# name -> expression that must be true after ``from numba import cuda`` (both targets)
+CHECKS = {
+    "core.caching plug-in classes": "all(hasattr(__import__('numba.cuda.core.caching', "
+                                    "fromlist=['x']), n) for n in "
+                                    "('_CacheLocator', 'CacheImpl', 'IndexDataCacheFile'))",
+    "serialize.dumps": "__import__('numba.cuda.serialize', fromlist=['x']).dumps is "
+                       "numba.core.serialize.dumps",
+    "from numba.cuda import float32, void": "cuda.float32 is numba.types.float32 and "
+                                            "cuda.void is numba.types.void",
+    "every numba.core.types.__all__ name": "all(getattr(cuda, n) is getattr(numba.types, n) "
+                                           "for n in numba.core.types.__all__)",
+    "numba.cuda.types": "cuda.types.float32 is numba.types.float32 and "
+                        "cuda.types.Array is numba.types.Array",
+    "numba.cuda.types CUDA types": "cuda.types.Dim3.__name__ == 'Dim3Type' and "
+                                   "cuda.types.GridGroup.__name__ == 'GridGroupType'",
+    "HAS_NUMBA": "cuda.HAS_NUMBA is True",
+    "FakeCUDAArray": "__import__('numba.cuda.simulator.cudadrv.devicearray', fromlist=['x'])"
+                     ".FakeCUDAArray is __import__('numba_cuda.simulator.devicearray', "
+                     "fromlist=['x']).DeviceNDArray",
+    "target contexts": "__import__('numba.cuda.target', fromlist=['x']).CUDATargetContext"
+                       ".__name__ == 'CUDATargetContext'",
+    "flags": "__import__('numba.cuda.flags', fromlist=['x']).Flags is numba.core.compiler.Flags",
+    "cudadrv.enums": "__import__('numba.cuda.cudadrv.enums', fromlist=['x']).CU_JIT_INPUT_PTX "
+                     "== int(__import__('cuda.bindings.driver', fromlist=['x'])"
+                     ".CUjitInputType.CU_JIT_INPUT_PTX)",
+    "cudadrv.drvapi": "__import__('numba.cuda.cudadrv.drvapi', fromlist=['x']).cu_device_ptr "
+                      "is __import__('ctypes').c_size_t",
+    "compiler entry points": "__import__('numba.cuda.compiler', fromlist=['x']).compile_ptx "
+                             "is __import__('numba_cuda.compiler.api', fromlist=['x'])"
+                             ".compile_ptx",
+    "compiler.run_frontend": "__import__('numba.cuda.compiler', fromlist=['x']).run_frontend "
+                             "is numba.core.compiler.run_frontend",
+    "extending boxing names": "__import__('numba.cuda.extending', fromlist=['x']).NativeValue "
+                              "is numba.core.extending.NativeValue",
+    "simulator package API": "__import__('numba.cuda.simulator', fromlist=['x']).jit is "
+                             "__import__('numba_cuda.simulator.api', fromlist=['x']).jit",
+    "cudadrv submodules as attributes": "cuda.cudadrv.nvrtc is "
+                                        "__import__('numba_cuda.linking.nvrtc', fromlist=['x'])",
+}
+
+_PROBE = textwrap.dedent(
+    """
+    import importlib, json, sys
+    import numba, numba.core.compiler, numba.core.extending, numba.core.serialize
+    from numba import cuda
+    same, per_target, checks, simulator = json.loads(sys.argv[1])
+    out = {}
+    def record(key, fn):
+        try:
+            out[key] = bool(fn())
+        except Exception as exc:
+            out[key] = f"{type(exc).__name__}: {exc}"
+    for alias, target in same.items():
+        record(alias, lambda: importlib.import_module(alias) is importlib.import_module(target))
+    for alias, (sim, gpu) in per_target.items():
+        record(alias, lambda: importlib.import_module(alias)
+               is importlib.import_module(sim if simulator else gpu))
+    for name, expr in checks.items():
+        record(name, lambda: eval(expr))
+    print(json.dumps(out))
+    """
+)
+
+
+def _probe(simulator):
+    env = dict(os.environ)
+    env.pop("NUMBA_ENABLE_CUDASIM", None)
+    if simulator:
+        env["NUMBA_ENABLE_CUDASIM"] = "1"
+    payload = json.dumps([SAME_MODULE, PER_TARGET_MODULE, CHECKS, simulator])
+    proc = subprocess.run([sys.executable, "-c", _PROBE, payload], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def results():
+    return {"gpu": _probe(False), "simulator": _probe(True)}
+
+
+@pytest.mark.parametrize("target", ["gpu", "simulator"])
+@pytest.mark.parametrize("key", [*SAME_MODULE, *PER_TARGET_MODULE, *CHECKS])
+def test_alias_path(results, target, key):
+    assert results[target][key] is True, results[target][key]
+
+
+def test_a_missing_submodule_of_an_aliased_package_is_an_ordinary_import_error():
+    with pytest.raises(ModuleNotFoundError, match="numba.cuda.core.no_such_module"):
+        import numba.cuda.core.no_such_module  # noqa: F401
+
+
+def test_cudadrv_enums_are_the_driver_bindings_values():
+    from cuda.bindings import driver
+
+    from numba.cuda.cudadrv import enums
+
+    assert enums.CUDA_SUCCESS == 0
+    assert enums.CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK == int(
+        driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
+    assert "CU_JIT_INPUT_CUBIN" in dir(enums)
+    with pytest.raises(AttributeError, match="CU_NO_SUCH_CONSTANT"):
+        enums.CU_NO_SUCH_CONSTANT
