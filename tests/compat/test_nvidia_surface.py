@@ -1,0 +1,178 @@
+"""Behaviour behind the names code written for Numba / NVIDIA's numba-cuda uses."""
+
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+
+import numpy as np
+import pytest
+
+
+def _run_in_simulator(code):
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+    with tempfile.TemporaryDirectory() as tmp:
+        script = os.path.join(tmp, "script.py")  # a file, so kernels have source
+        with open(script, "w") as f:
+            f.write(textwrap.dedent(code))
+        proc = subprocess.run([sys.executable, script], env=env, cwd=tmp,
+                              capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.split()
+
+
+def test_cuda_vectorize_and_guvectorize_run_in_the_simulator():
+    out = _run_in_simulator(
+        """
+        import numpy as np
+        from numba import cuda
+        from numba.cuda import vectorize, guvectorize
+
+        @vectorize(["float32(float32, float32)"])
+        def add(a, b):
+            return a + b
+
+        @guvectorize(["void(float64[:], float64[:])"], "(n)->()")
+        def total(x, out):
+            s = 0.0
+            for v in x:
+                s += v
+            out[0] = s
+
+        a = np.arange(4, dtype=np.float32)
+        print(add(a, a).tolist() == [0.0, 2.0, 4.0, 6.0], type(add).__name__)
+        print(total(np.arange(6.0).reshape(2, 3)).tolist() == [3.0, 12.0])
+        """
+    )
+    assert out == ["True", "CUDAUFunc", "True"]
+
+
+def test_cuda_vectorize_defaults_to_the_cuda_target_but_takes_another():
+    from numba import cuda
+
+    from numba_cuda.ufuncs.vectorize import CUDAUFunc
+
+    @cuda.vectorize(["float64(float64)"], target="cpu")
+    def twice(x):
+        return 2 * x
+
+    assert not isinstance(twice, CUDAUFunc)
+    assert twice(np.array([1.0, 2.0])).tolist() == [2.0, 4.0]
+
+
+def test_args_wrap_arg_in_the_simulator():
+    out = _run_in_simulator(
+        """
+        import numpy as np
+        from numba import cuda
+        from numba.cuda.args import ArgHint, In, InOut, wrap_arg
+
+        a = np.zeros(3)
+        hint = cuda.Out(a)
+        print(wrap_arg(hint) is hint, type(wrap_arg(a)) is InOut, type(wrap_arg(a, In)) is In)
+        print(In is cuda.In, issubclass(cuda.Out, ArgHint))
+        """
+    )
+    assert out == ["True"] * 5
+
+
+def test_nrt_allocation_counters_are_zero_and_nrt_entry_points_say_there_is_no_nrt():
+    from numba.cuda.memory_management import rtsys
+    from numba.cuda.memory_management import nrt
+
+    rtsys.memsys_enable_stats()
+    assert rtsys.memsys_stats_enabled()
+    stats = rtsys.get_allocation_stats()
+    assert (stats.alloc, stats.free, stats.mi_alloc, stats.mi_free) == (0, 0, 0, 0)
+    rtsys.memsys_disable_stats()
+    assert not rtsys.memsys_stats_enabled()
+    with pytest.raises(NotImplementedError, match="no device NRT"):
+        nrt.get_include()
+    with pytest.raises(NotImplementedError, match="rtsys.allocate"):
+        rtsys.allocate()
+
+
+@pytest.mark.parametrize("simulator", [False, True])
+def test_devicearray_layout_helpers(simulator):
+    code = """
+        import numpy as np
+        from numba import cuda
+        from numba.cuda.cudadrv import devicearray as da
+
+        c = cuda.device_array((4, 5))
+        f = cuda.device_array((4, 5), order="F")
+        b = np.broadcast_to(np.arange(3.0), (4, 3))
+        print(da.is_contiguous(c), da.is_contiguous(f), da.is_contiguous(c[:, ::2]))
+        print(da.is_contiguous(b), da.array_core(b).shape == (3,))
+        print(da.array_core(f).flags["C_CONTIGUOUS"] == da.is_contiguous(f))
+        print(da.errmsg_contiguous_buffer.startswith("Array contains non-contiguous buffer"))
+        """
+    if simulator:
+        out = _run_in_simulator(code)
+    else:
+        # device arrays need a context; numpy arrays show the same layout logic
+        from numba_cuda.array_layout import array_core, is_contiguous
+
+        c, f = np.zeros((4, 5)), np.zeros((4, 5), order="F")
+        b = np.broadcast_to(np.arange(3.0), (4, 3))
+        out = [str(v) for v in (
+            is_contiguous(c), is_contiguous(f), is_contiguous(c[:, ::2]),
+            is_contiguous(b), array_core(b).shape == (3,),
+            array_core(f).flags["C_CONTIGUOUS"] == is_contiguous(f), True)]
+    assert out == ["True", "False", "False", "True", "True", "True", "True"]
+
+
+def triple(x):
+    """A device-only function typed and lowered through cudadecl/cudaimpl below (a module
+    global: Numba's registry keys globals by their module attribute)."""
+    raise NotImplementedError("device only")
+
+
+def test_cudadecl_and_cudaimpl_extend_kernels_even_after_the_target_was_used():
+    from numba import cuda, types
+    from numba.core.typing.templates import ConcreteTemplate, signature
+
+    from numba.cuda.cudadecl import registry
+    from numba.cuda.cudaimpl import lower
+
+    def first(a):
+        a[0] = 1
+
+    cuda.compile_ptx(first, (types.int32[:],))  # contexts built before the registration
+
+    @registry.register_global(triple)
+    class TripleTemplate(ConcreteTemplate):
+        cases = [signature(types.int32, types.int32)]
+
+    @lower(triple, types.int32)
+    def lower_triple(context, builder, sig, args):
+        return builder.mul(args[0], context.get_constant(types.int32, 3))
+
+    def kernel(a):
+        a[0] = triple(a[0])
+
+    ptx, _ = cuda.compile_ptx(kernel, (types.int32[:],))
+    assert "mul.lo.s32" in ptx
+
+
+def test_the_extension_registries_are_not_the_cpu_targets():
+    from numba.core.typing.templates import builtin_registry
+
+    from numba.cuda.cudadecl import registry
+
+    assert registry is not builtin_registry
+
+
+def test_have_nvjitlink_answers_a_bool():
+    from numba.cuda.cudadrv import driver
+
+    from numba_cuda.errors import ToolkitError
+    from numba_cuda.linking.nvjitlink import nvjitlink_version
+
+    try:
+        nvjitlink_version()
+        expected = True
+    except ToolkitError:
+        expected = False
+    assert driver._have_nvjitlink() is expected
