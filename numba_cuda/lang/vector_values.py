@@ -70,6 +70,7 @@ def _vector_types():
             cls = type(name, (VectorValue,), {
                 "__slots__": _VECTOR_FIELDS[:n], "__module__": "numba.cuda",
                 "base_type": getattr(np, base), "num_elements": n,
+                "aliases": tuple(f"{alias}{n}" for alias in aliases),
                 "__doc__": f"CUDA vector type of {n} {base} component(s) "
                            f"({', '.join(_VECTOR_FIELDS[:n])}); C names: "
                            f"{', '.join(a + str(n) for a in aliases)}.",

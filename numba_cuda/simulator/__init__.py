@@ -114,8 +114,9 @@ def install_module_replacements():
 
 
 def __getattr__(name):
-    """``numba.cuda.simulator.jit`` & co.: NVIDIA's simulator package exports its public API."""
-    if not name.startswith("_"):
+    """``numba.cuda.simulator.jit`` & co.: NVIDIA's simulator package exports its public API.
+    (Not for this package's own submodules: ``from . import devices`` must import them.)"""
+    if not name.startswith("_") and _util.find_spec(f"{__name__}.{name}") is None:
         api = _importlib.import_module(__name__ + ".api")
         if hasattr(api, name):
             return getattr(api, name)

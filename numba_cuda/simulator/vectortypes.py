@@ -34,6 +34,7 @@ def _make(base, n):
     return type(f"{base}x{n}", (_VectorBase,), {
         "__slots__": fields, "__init__": __init__, "__setattr__": __setattr__,
         "base_type": scalar, "num_elements": n,
+        "aliases": tuple(f"{alias}{n}" for alias in _BASES[base]),
     })
 
 

@@ -85,6 +85,15 @@ CHECKS = {
                               "is numba.core.extending.NativeValue",
     "simulator package API": "__import__('numba.cuda.simulator', fromlist=['x']).jit is "
                              "__import__('numba_cuda.simulator.api', fromlist=['x']).jit",
+    "vector_types table": "__import__('numba.cuda.vector_types', fromlist=['x'])"
+                          ".vector_types['float32x4'].user_facing_object is cuda.float4 and "
+                          "cuda.float32x4.aliases == ('float4',) and "
+                          "len(__import__('numba.cuda.vector_types', fromlist=['x'])"
+                          ".vector_types) == 40",
+    "simulator vector_types table": "__import__('numba.cuda.simulator.vector_types', "
+                                    "fromlist=['x']).vector_types['int32x2'].user_facing_object"
+                                    " is __import__('numba_cuda.simulator.api', "
+                                    "fromlist=['x']).int2",
     "cudadrv submodules as attributes": "cuda.cudadrv.nvrtc is "
                                         "__import__('numba_cuda.linking.nvrtc', fromlist=['x'])",
 }
