@@ -105,6 +105,17 @@ def _type_names():
 
 TYPES = {name: "numba_cuda.types" for name in _type_names()}
 
-GPU = {**COMPILER, **KERNEL_LANGUAGE, **RUNTIME, **UFUNCS, **SUPPORT_QUERIES, **TYPES}
+# ---- in-memory link items: ``link=[cuda.CUSource(src)]`` (NVIDIA's numba-cuda) -----
+LINKABLE_CODE = {
+    name: "numba_cuda.linking.linkable"
+    for name in ("LinkableCode", "CUSource", "PTXSource", "Cubin", "Fatbin", "Object",
+                 "Archive", "LTOIR")
+}
+
+# ---- Numba names NVIDIA's numba-cuda re-exports -----------------------------------
+NUMBA_REEXPORTS = {"literal_unroll": "numba.misc.special"}
+
+GPU = {**COMPILER, **KERNEL_LANGUAGE, **RUNTIME, **UFUNCS, **SUPPORT_QUERIES, **TYPES,
+       **LINKABLE_CODE, **NUMBA_REEXPORTS}
 
 SIMULATOR_API = "numba_cuda.simulator.api"

@@ -98,6 +98,17 @@ from .kernelapi import (  # noqa: F401
     threadIdx,
     warpsize,
 )
+from numba.misc.special import literal_unroll  # noqa: F401
+from ..linking.linkable import (  # noqa: F401  (pure Python: the GPU's classes)
+    LTOIR,
+    Archive,
+    CUSource,
+    Cubin,
+    Fatbin,
+    LinkableCode,
+    Object,
+    PTXSource,
+)
 from ..types import *  # noqa: F401,F403  (float32, void ...: Numba's types, as on the GPU)
 from .bfloat16 import bf16  # noqa: F401
 from .cachehints import ldca, ldcg, ldcs, ldcv, ldlu, stcg, stcs, stwb, stwt  # noqa: F401

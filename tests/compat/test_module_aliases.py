@@ -94,6 +94,11 @@ CHECKS = {
                                     "fromlist=['x']).vector_types['int32x2'].user_facing_object"
                                     " is __import__('numba_cuda.simulator.api', "
                                     "fromlist=['x']).int2",
+    "link items at top level": "all(getattr(cuda, n) is getattr(__import__("
+                               "'numba_cuda.linking.linkable', fromlist=['x']), n) for n in "
+                               "('LinkableCode', 'CUSource', 'PTXSource', 'Cubin', 'Fatbin', "
+                               "'Object', 'Archive', 'LTOIR'))",
+    "literal_unroll": "cuda.literal_unroll is numba.literal_unroll",
     "cudadrv submodules as attributes": "cuda.cudadrv.nvrtc is "
                                         "__import__('numba_cuda.linking.nvrtc', fromlist=['x'])",
 }
