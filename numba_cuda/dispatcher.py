@@ -1,11 +1,13 @@
 """``numba.cuda.dispatcher``: where old Numba code finds ``CUDADispatcher``.
 
-The very module that defines the kernel dispatcher for the target in use (the compiler's on the
-GPU, the simulator's under ``NUMBA_ENABLE_CUDASIM=1``).
+On the GPU, the class of ``@cuda.jit`` kernels (:class:`numba_cuda.compiler.dispatcher.
+CUDADispatcher`); under ``NUMBA_ENABLE_CUDASIM=1``, the simulator's kernel class, so
+``isinstance(kernel, CUDADispatcher)`` holds on both targets.
 """
 
 import numba_cuda
-from numba_cuda._aliases import alias_module
 
-alias_module(__name__, "numba_cuda.simulator.dispatcher" if numba_cuda.USE_SIMULATOR
-             else "numba_cuda.compiler.dispatcher")
+if numba_cuda.USE_SIMULATOR:
+    from numba_cuda.simulator.dispatcher import SimKernel as CUDADispatcher  # noqa: F401
+else:
+    from numba_cuda.compiler.dispatcher import CUDADispatcher  # noqa: F401

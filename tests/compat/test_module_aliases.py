@@ -45,7 +45,6 @@ SAME_MODULE = {
 PER_TARGET_MODULE = {
     "numba.cuda.api": ("numba_cuda.simulator.api", "numba_cuda.runtime.api"),
     "numba.cuda.decorators": ("numba_cuda.simulator.api", "numba_cuda.compiler.api"),
-    "numba.cuda.dispatcher": ("numba_cuda.simulator.dispatcher", "numba_cuda.compiler.dispatcher"),
     "numba.cuda.kernels.reduction": ("numba_cuda.simulator.reduction", "numba_cuda.ufuncs.reduction"),
 }
 
@@ -99,6 +98,9 @@ CHECKS = {
                                "('LinkableCode', 'CUSource', 'PTXSource', 'Cubin', 'Fatbin', "
                                "'Object', 'Archive', 'LTOIR'))",
     "literal_unroll": "cuda.literal_unroll is numba.literal_unroll",
+    "dispatcher.CUDADispatcher": "isinstance(cuda.jit(lambda a: None), "
+                                 "__import__('numba.cuda.dispatcher', fromlist=['x'])"
+                                 ".CUDADispatcher)",
     "cudadrv submodules as attributes": "cuda.cudadrv.nvrtc is "
                                         "__import__('numba_cuda.linking.nvrtc', fromlist=['x'])",
 }
