@@ -87,7 +87,7 @@ RUNTIME = {
 # ---- ufuncs and reductions (numba_cuda.ufuncs) ----------------------------------
 _UFUNCS = "numba_cuda.ufuncs.reduction"
 UFUNCS = {name: _UFUNCS for name in ("reduce", "Reduce")}
-UFUNCS.update({name: "numba_cuda.ufuncs.decorators" for name in ("vectorize", "guvectorize")})
+UFUNCS.update({name: "numba_cuda.ufunc_decorators" for name in ("vectorize", "guvectorize")})
 
 # ---- what the compiler supports on this installation ----------------------------
 SUPPORT_QUERIES = {

@@ -7,27 +7,12 @@ One entry per vector type under its ``<base>x<n>`` name (``"float32x4"``; the C 
 ``cuda.float32x4`` class used in kernels).
 """
 
-from collections import namedtuple
+import numba_cuda
 
-#: An entry of :data:`vector_types`.
-VectorTypeEntry = namedtuple("VectorTypeEntry",
-                             ["name", "num_elements", "base_type", "user_facing_object"])
+if numba_cuda.USE_SIMULATOR:
+    from numba_cuda.simulator.vector_types import vector_types  # noqa: F401
+else:
+    from numba_cuda.lang.stubs import VECTOR_TYPES as _CLASSES
+    from numba_cuda.vector_type_table import table
 
-
-def table(classes):
-    """``{name: VectorTypeEntry}`` for a ``{public name: class}`` mapping (aliases skipped)."""
-    return {name: VectorTypeEntry(name, cls.num_elements, cls.base_type, cls)
-            for name, cls in classes.items() if name == cls.__name__}
-
-
-def _classes():
-    import numba_cuda
-
-    if numba_cuda.USE_SIMULATOR:
-        from numba_cuda.simulator.vectortypes import VECTOR_TYPES
-    else:
-        from numba_cuda.lang.stubs import VECTOR_TYPES
-    return VECTOR_TYPES
-
-
-vector_types = table(_classes())
+    vector_types = table(_CLASSES)

@@ -113,7 +113,7 @@ from ..types import *  # noqa: F401,F403  (float32, void ...: Numba's types, as 
 from .bfloat16 import bf16  # noqa: F401
 from .cachehints import ldca, ldcg, ldcs, ldcv, ldlu, stcg, stcs, stwb, stwt  # noqa: F401
 from .reduction import Reduce, reduce  # noqa: F401
-from ..ufuncs.decorators import guvectorize, vectorize  # noqa: F401  (pick the simulator's backend)
+from ..ufunc_decorators import guvectorize, vectorize  # noqa: F401  (pick the simulator's backend)
 from .streams import (  # noqa: F401
     Event,
     Stream,

@@ -4,7 +4,8 @@ NVIDIA's numba-cuda exports these from ``numba.cuda``; they are ``numba.vectoriz
 ``numba.guvectorize`` whose ``target`` defaults to ``"cuda"``, so the builders of
 :mod:`numba_cuda.ufuncs` compile them (on the GPU, or in the simulator under
 ``NUMBA_ENABLE_CUDASIM=1``).  Everything else (signatures, ``identity``, ``cache`` ...) is as
-documented for Numba's decorators.
+documented for Numba's decorators.  (A module of its own, importing nothing of this package,
+so that the simulator's API can export them too.)
 """
 
 
