@@ -1,11 +1,10 @@
 """``numba.cuda.decorators``: where old Numba code imports ``jit`` and ``declare_device``.
 
-The very module that defines them for the target in use: :mod:`numba_cuda.compiler.api` on the
-GPU, :mod:`numba_cuda.simulator.api` under ``NUMBA_ENABLE_CUDASIM=1``.
+They are ``cuda.jit`` and ``cuda.declare_device`` of the target in use (the GPU's, or the
+simulator's under ``NUMBA_ENABLE_CUDASIM=1``).
 """
 
-import numba_cuda
-from numba_cuda._aliases import alias_module
+import numba_cuda as _cuda
 
-alias_module(__name__, "numba_cuda.simulator.api" if numba_cuda.USE_SIMULATOR
-             else "numba_cuda.compiler.api")
+jit = _cuda.jit
+declare_device = _cuda.declare_device

@@ -1,6 +1,6 @@
 """``numba.cuda.dispatcher``: where old Numba code finds ``CUDADispatcher``.
 
-On the GPU, the class of ``@cuda.jit`` kernels (:class:`numba_cuda.compiler.dispatcher.
+On the GPU, the class of ``@cuda.jit`` kernels (:class:`numba_cuda.dispatch.dispatcher.
 CUDADispatcher`); under ``NUMBA_ENABLE_CUDASIM=1``, the simulator's kernel class, so
 ``isinstance(kernel, CUDADispatcher)`` holds on both targets.
 """
@@ -10,4 +10,4 @@ import numba_cuda
 if numba_cuda.USE_SIMULATOR:
     from numba_cuda.simulator.dispatcher import SimKernel as CUDADispatcher  # noqa: F401
 else:
-    from numba_cuda.compiler.dispatcher import CUDADispatcher  # noqa: F401
+    from numba_cuda.dispatch.dispatcher import CUDADispatcher  # noqa: F401

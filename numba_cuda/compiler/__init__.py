@@ -26,8 +26,9 @@ Nothing here is imported by ``import numba.cuda``.
 
 #: ``from numba.cuda.compiler import compile_ptx`` (Numba's and NVIDIA's path for these entry
 #: points) resolves them from ``api`` on first use, keeping this package's import free.
-_ENTRY_POINTS = ("compile", "compile_ptx", "compile_for_current_device",
-                 "compile_ptx_for_current_device", "declare_device")
+#: (``compile_for_current_device`` & co. need the current device: they are ``cuda.*`` names of
+#: the dispatch layer, which this pure stage does not import.)
+_ENTRY_POINTS = ("compile", "compile_ptx", "declare_device")
 
 
 def __getattr__(name):

@@ -44,7 +44,6 @@ SAME_MODULE = {
 # alias path -> (simulator module, GPU-target module) it must be
 PER_TARGET_MODULE = {
     "numba.cuda.api": ("numba_cuda.simulator.api", "numba_cuda.runtime.api"),
-    "numba.cuda.decorators": ("numba_cuda.simulator.api", "numba_cuda.compiler.api"),
     "numba.cuda.kernels.reduction": ("numba_cuda.simulator.reduction", "numba_cuda.ufuncs.reduction"),
 }
 
@@ -98,6 +97,9 @@ CHECKS = {
                                "('LinkableCode', 'CUSource', 'PTXSource', 'Cubin', 'Fatbin', "
                                "'Object', 'Archive', 'LTOIR'))",
     "literal_unroll": "cuda.literal_unroll is numba.literal_unroll",
+    "decorators": "__import__('numba.cuda.decorators', fromlist=['x']).jit is cuda.jit and "
+                  "__import__('numba.cuda.decorators', fromlist=['x']).declare_device is "
+                  "cuda.declare_device",
     "dispatcher.CUDADispatcher": "isinstance(cuda.jit(lambda a: None), "
                                  "__import__('numba.cuda.dispatcher', fromlist=['x'])"
                                  ".CUDADispatcher)",
