@@ -33,7 +33,6 @@ SAME_MODULE = {
     "numba.cuda.utils": "numba.core.utils",
     "numba.cuda.serialize": "numba.core.serialize",
     "numba.cuda.cgutils": "numba.core.cgutils",
-    "numba.cuda.itanium_mangler": "numba.core.itanium_mangler",
     "numba.cuda.config": "numba.core.config",
     "numba.cuda.stubs": "numba_cuda.lang.stubs",
     "numba.cuda.descriptor": "numba_cuda.compiler.target",
@@ -103,6 +102,10 @@ CHECKS = {
     "dispatcher.CUDADispatcher": "isinstance(cuda.jit(lambda a: None), "
                                  "__import__('numba.cuda.dispatcher', fromlist=['x'])"
                                  ".CUDADispatcher)",
+    "itanium_mangler": "__import__('numba.cuda.itanium_mangler', fromlist=['x']).escape_string"
+                       "('<lambda>') == '_3clambda_3e' and "
+                       "__import__('numba.cuda.itanium_mangler', fromlist=['x']).mangle_identifier "
+                       "is numba.core.itanium_mangler.mangle_identifier",
     "cudadrv submodules as attributes": "cuda.cudadrv.nvrtc is "
                                         "__import__('numba_cuda.linking.nvrtc', fromlist=['x'])",
 }
