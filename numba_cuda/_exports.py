@@ -96,14 +96,18 @@ SUPPORT_QUERIES = {
 }
 
 # ---- Numba's types: ``from numba.cuda import float32, void`` (NVIDIA's numba-cuda) ----
-# The same objects as ``numba.types.<name>``; the names are ``numba.core.types.__all__``.
-def _type_names():
-    from numba.core.types import __all__ as names
-
-    return names
-
-
-TYPES = {name: "numba_cuda.types" for name in _type_names()}
+# The same objects as ``numba.types.<name>``: the names of ``numba.core.types.__all__`` that
+# every supported NumPy has (listed here, so that this table imports nothing; ``bool`` and
+# ``float_`` depend on the NumPy major and stay in ``numba.cuda.types``).
+NUMBA_TYPE_NAMES = (
+    "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "intp", "uintp", "intc", "uintc", "ssize_t", "size_t", "boolean",
+    "float32", "float64", "complex64", "complex128", "bool_", "byte", "char", "uchar",
+    "short", "ushort", "int_", "uint", "long_", "ulong", "longlong", "ulonglong", "double",
+    "void", "none", "b1", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f4", "f8", "c8",
+    "c16", "optional", "ffi_forced_object", "ffi", "deferred_type",
+)
+TYPES = {name: "numba_cuda.types" for name in NUMBA_TYPE_NAMES}
 
 # ---- in-memory link items: ``link=[cuda.CUSource(src)]`` (NVIDIA's numba-cuda) -----
 LINKABLE_CODE = {

@@ -12,11 +12,12 @@ numba.types.float32``), and the CUDA types are ours:
 """
 
 from numba.core.types import *  # noqa: F401,F403
-from numba.core.types import __all__ as _numba_all
 from numba.core import types as _numba_types
 
-#: The names ``from numba.cuda import *`` gets from here (``numba.core.types.__all__``).
-__all__ = list(_numba_all)
+from ._exports import NUMBA_TYPE_NAMES
+
+#: The names ``from numba.cuda import float32, ...`` gets from here.
+__all__ = list(NUMBA_TYPE_NAMES)
 
 # name -> (module, attribute): imported on first use, so that importing this module costs
 # nothing beyond Numba's types (the simulator imports it too).

@@ -56,7 +56,9 @@ CHECKS = {
     "from numba.cuda import float32, void": "cuda.float32 is numba.types.float32 and "
                                             "cuda.void is numba.types.void",
     "every numba.core.types.__all__ name": "all(getattr(cuda, n) is getattr(numba.types, n) "
-                                           "for n in numba.core.types.__all__)",
+                                           "for n in numba.core.types.__all__ "
+                                           "if n not in ('bool', 'float_')) and "
+                                           "cuda.types.bool_ is numba.types.bool_",
     "numba.cuda.types": "cuda.types.float32 is numba.types.float32 and "
                         "cuda.types.Array is numba.types.Array",
     "numba.cuda.types CUDA types": "cuda.types.Dim3.__name__ == 'Dim3Type' and "
@@ -173,3 +175,13 @@ def test_cudadrv_enums_are_the_driver_bindings_values():
     assert "CU_JIT_INPUT_CUBIN" in dir(enums)
     with pytest.raises(AttributeError, match="CU_NO_SUCH_CONSTANT"):
         enums.CU_NO_SUCH_CONSTANT
+
+
+def test_the_type_names_are_numba_types_all_but_the_numpy_dependent_ones():
+    import numba.core.types
+
+    from numba_cuda._exports import NUMBA_TYPE_NAMES
+
+    assert set(NUMBA_TYPE_NAMES) <= set(numba.core.types.__all__)
+    assert set(numba.core.types.__all__) - set(NUMBA_TYPE_NAMES) <= {"bool", "float_"}
+
