@@ -1,52 +1,55 @@
-"""A device's primary context: allocation, synchronisation, its loaded kernels."""
+"""A device's primary context: allocation (through its memory manager), synchronisation,
+its loaded kernels."""
 
-import collections
 import contextlib
 import weakref
 
-from numba_cuda.errors import DriverError
+from numba_cuda.emm import MemoryInfo  # noqa: F401 - public here too
 from numba_cuda.runtime import context_stack, cudriver
+from numba_cuda.runtime.memory import DeviceAllocation, PendingDeallocations
+from numba_cuda.runtime.memory_managers import memory_manager_class
 from numba_cuda.runtime.streams import Event, Stream
-from numba_cuda.runtime.memory import (
-    MAX_PENDING_RATIO,
-    DeviceAllocation,
-    HostAllocation,
-    PendingDeallocations,
-    is_out_of_memory,
-)
-
-
-MemoryInfo = collections.namedtuple("MemoryInfo", ["free", "total"])
-
-
-def _free_device(pointer):
-    drv = cudriver.driver()
-    drv.cuMemFree(drv.CUdeviceptr(pointer))
-
-
-def _free_host(pointer):
-    cudriver.driver().cuMemFreeHost(pointer)
-
-
-def _unregister_host(pointer):
-    cudriver.driver().cuMemHostUnregister(pointer)
 
 
 class Context:
-    """One CUDA context (numba-cuda only creates primary contexts)."""
+    """One CUDA context (numba-cuda only creates primary contexts).
+
+    Memory comes from ``memory_manager``, an instance of the EMM plugin selected
+    when the context was created (numba-cuda's own manager unless
+    ``cuda.set_memory_manager`` or ``NUMBA_CUDA_MEMORY_MANAGER`` chose another),
+    initialised (with the context current) before the context is used.
+    """
 
     def __init__(self, device, handle, primary=True):
         self.device = device
         self.handle = handle
         self.primary = primary
         self.closed = False
-        capacity = int(device.total_memory * MAX_PENDING_RATIO)
-        self.deallocations = PendingDeallocations(handle, capacity)
+        self.deallocations = PendingDeallocations(handle, device.total_memory)
         #: compiled kernel -> loaded kernel (module, function, packer) in this context
         self.kernels = weakref.WeakKeyDictionary()
         self._default_streams = {}
         #: contexts whose memory this context's kernels and copies reach directly
         self.peers = set()
+        #: context-specific data of other components (Numba's ``Context.extras``)
+        self.extras = {}
+        #: the EMM plugin instance; code may replace it (then the new one is initialised on use)
+        self.memory_manager = memory_manager_class()(context=self)
+        self._prepared = None  # the memory manager initialised for this context
+        self.prepare_for_use()
+
+    def prepare_for_use(self):
+        """Initialise the memory manager, with this context current, once (when the context is
+        created, or on the first allocation after ``memory_manager`` was replaced)."""
+        manager = self.memory_manager
+        if self._prepared is not manager:
+            self._prepared = manager  # first: initialize() may allocate, which comes back here
+            try:
+                with self.active():
+                    manager.initialize()
+            except BaseException:
+                self._prepared = None
+                raise
 
     # -- activation -----------------------------------------------------------------
     @contextlib.contextmanager
@@ -61,13 +64,17 @@ class Context:
         finally:
             context_stack.pop_context()
 
+    def push(self):
+        """Make this context current in this thread (until ``pop``)."""
+        context_stack.push_context(self)
+
+    def pop(self):
+        context_stack.pop_context()
+
     # -- information ----------------------------------------------------------------
     def get_memory_info(self):
-        """``MemoryInfo(free, total)`` in bytes for this context's device."""
-        drv = cudriver.driver()
-        with self.active():
-            free, total = cudriver.call(drv.cuMemGetInfo)
-        return MemoryInfo(int(free), int(total))
+        """``MemoryInfo(free, total)`` in bytes, as the memory manager reports it."""
+        return self.memory_manager.get_memory_info()
 
     def synchronize(self):
         drv = cudriver.driver()
@@ -75,78 +82,55 @@ class Context:
             cudriver.call(drv.cuCtxSynchronize)
         self.deallocations.clear()
 
-    # -- device memory --------------------------------------------------------------
-    def _alloc(self, fn, size, *extra):
-        drv = cudriver.driver()
-        with self.active():
-            res, ptr = fn(size, *extra)
-            if res == drv.CUresult.CUDA_ERROR_OUT_OF_MEMORY:
-                self.deallocations.clear()
-                res, ptr = fn(size, *extra)
-            if res:
-                try:
-                    cudriver.check(res, fn.__name__)
-                except DriverError as exc:
-                    if is_out_of_memory(exc):
-                        free, total = self.get_memory_info()
-                        raise DriverError(
-                            f"out of memory on CUDA device {self.device.id}: {fn.__name__} of "
-                            f"{size} bytes failed with {free} of {total} bytes free "
-                            f"(free unused device arrays, or allocate less)",
-                            code=exc.code) from None
-                    raise
-        return ptr
-
+    # -- memory (the memory manager's) ----------------------------------------------------
     def memalloc(self, size):
-        """``size`` bytes of device memory (a DeviceAllocation)."""
+        """``size`` bytes of device memory (a MemoryPointer) from the memory manager."""
         size = int(size)
         if size == 0:
             return DeviceAllocation(self, 0, 0)
-        drv = cudriver.driver()
-        ptr = self._alloc(drv.cuMemAlloc, size)
-        return DeviceAllocation(self, int(ptr), size, free=_free_device)
+        self.prepare_for_use()
+        return self.memory_manager.memalloc(size)
 
     def memallocmanaged(self, size, attach_global=True):
         """``size`` bytes of managed (unified) memory: the pointer works on host and device."""
-        size = int(size)
-        if size == 0:
-            return DeviceAllocation(self, 0, 0)
-        drv = cudriver.driver()
-        flag = (drv.CUmemAttach_flags.CU_MEM_ATTACH_GLOBAL if attach_global
-                else drv.CUmemAttach_flags.CU_MEM_ATTACH_HOST)
-        ptr = self._alloc(drv.cuMemAllocManaged, size, int(flag))
-        return DeviceAllocation(self, int(ptr), size, free=_free_device)
+        self.prepare_for_use()
+        return self.memory_manager.memallocmanaged(size, attach_global=attach_global)
 
-    # -- host memory ----------------------------------------------------------------
     def memhostalloc(self, size, mapped=False, portable=False, wc=False):
         """Page-locked host memory; ``mapped`` also maps it into the device's address space."""
-        size = max(int(size), 1)
-        drv = cudriver.driver()
-        flags = 0
-        if mapped:
-            flags |= drv.CU_MEMHOSTALLOC_DEVICEMAP
-        if portable:
-            flags |= drv.CU_MEMHOSTALLOC_PORTABLE
-        if wc:
-            flags |= drv.CU_MEMHOSTALLOC_WRITECOMBINED
-        host = int(self._alloc(drv.cuMemHostAlloc, size, flags))
-        dptr = None
-        if mapped:
-            with self.active():
-                dptr = int(cudriver.call(drv.cuMemHostGetDevicePointer, host, 0))
-        return HostAllocation(self, host, size, device_pointer=dptr, free=_free_host)
+        self.prepare_for_use()
+        return self.memory_manager.memhostalloc(size, mapped, portable, wc)
 
     def mempin(self, owner, pointer, size, mapped=False):
         """Page-lock existing host memory (``owner`` is kept alive); unregistered when collected."""
-        drv = cudriver.driver()
-        flags = drv.CU_MEMHOSTREGISTER_DEVICEMAP if mapped else 0
+        self.prepare_for_use()
+        return self.memory_manager.mempin(owner, pointer, size, mapped)
+
+    @contextlib.contextmanager
+    def defer_cleanup(self):
+        """Hold every deferred free (the memory manager's and the context's) until the block
+        ends."""
+        with self.memory_manager.defer_cleanup():
+            with self.deallocations.disable():
+                yield
+
+    # -- IPC ------------------------------------------------------------------------------
+    def get_ipc_handle(self, memory):
+        """An IpcHandle for ``memory`` (a MemoryPointer), from the memory manager."""
+        from numba_cuda.runtime.ipc import supports_ipc
+
+        if not supports_ipc():
+            raise OSError("OS does not support CUDA IPC (CUDA IPC needs Linux)")
+        return self.memory_manager.get_ipc_handle(memory)
+
+    def open_ipc_handle(self, handle, size):
+        """Map memory another process shared (a ``CUipcMemHandle``) into this context."""
+        from numba_cuda.runtime.ipc import _open
+        from numba_cuda.runtime.memory_pointers import MemoryPointer
+
         with self.active():
-            cudriver.call(drv.cuMemHostRegister, int(pointer), int(size), flags)
-            dptr = None
-            if mapped:
-                dptr = int(cudriver.call(drv.cuMemHostGetDevicePointer, int(pointer), 0))
-        return HostAllocation(self, pointer, size, device_pointer=dptr, owner=owner,
-                              free=_unregister_host)
+            address = _open(handle)
+        return MemoryPointer(self, address, size)
 
     # -- peer access ----------------------------------------------------------------
     def can_access_peer(self, peer_device):
@@ -218,7 +202,10 @@ class Context:
         if self.closed:
             return
         try:
-            self.deallocations.clear()
+            try:
+                self.memory_manager.reset()
+            finally:
+                self.deallocations.clear()
         finally:
             self.closed = True
             self.kernels.clear()
@@ -228,7 +215,13 @@ class Context:
                 drv.cuDevicePrimaryCtxRelease(self.device.handle)
 
     def reset(self):
-        self.close()
+        """Free what the context holds, as Numba's ``Context.reset``: the memory manager's
+        ``reset()`` and the deferred frees run; the context stays usable (``cuda.close()``
+        releases it).  Memory of live device arrays stays valid."""
+        try:
+            self.memory_manager.reset()
+        finally:
+            self.deallocations.clear()
 
     def __repr__(self):
         state = " (closed)" if self.closed else ""

@@ -96,7 +96,11 @@ class Device:
             if self._primary is None or self._primary.closed:
                 drv = cudriver.driver()
                 handle = cudriver.call(drv.cuDevicePrimaryCtxRetain, self.handle)
-                self._primary = Context(self, handle, primary=True)
+                try:
+                    self._primary = Context(self, handle, primary=True)
+                except BaseException:  # e.g. the memory manager cannot be loaded
+                    drv.cuDevicePrimaryCtxRelease(self.handle)
+                    raise
             return self._primary
 
     def reset(self):

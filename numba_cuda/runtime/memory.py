@@ -17,6 +17,7 @@ import weakref
 
 from numba_cuda.errors import DriverError
 from numba_cuda.runtime import cudriver
+from numba_cuda.runtime.memory_pointers import MemoryPointer, PinnedMemory
 
 
 def _env_int(name, default):
@@ -33,31 +34,60 @@ def _env_float(name, default):
         return default
 
 
-#: Flush pending frees when this many are queued (Numba's setting of the same name).
+#: Flush pending frees when more than this many are queued (Numba's setting of the same name;
+#: ``numba.core.config.CUDA_DEALLOCS_COUNT`` takes precedence when Numba defines it) ...
 MAX_PENDING_COUNT = _env_int("NUMBA_CUDA_MAX_PENDING_DEALLOCS_COUNT", 10)
-#: ... or when they add up to this fraction of the device's memory.
+#: ... or when they add up to more than this fraction of the device's memory
+#: (``numba.core.config.CUDA_DEALLOCS_RATIO``).
 MAX_PENDING_RATIO = _env_float("NUMBA_CUDA_MAX_PENDING_DEALLOCS_RATIO", 0.2)
 
 
-class PendingDeallocations:
-    """A context's queue of frees waiting to run."""
+def _limits():
+    from numba.core import config
 
-    def __init__(self, context_handle, capacity_bytes):
+    return (getattr(config, "CUDA_DEALLOCS_COUNT", MAX_PENDING_COUNT),
+            getattr(config, "CUDA_DEALLOCS_RATIO", MAX_PENDING_RATIO))
+
+
+class PendingDeallocations:
+    """A context's queue of frees waiting to run.
+
+    ``memory_capacity`` is the device's memory in bytes; the queue is flushed when
+    it holds more than ``NUMBA_CUDA_MAX_PENDING_DEALLOCS_COUNT`` frees or more than
+    ``NUMBA_CUDA_MAX_PENDING_DEALLOCS_RATIO`` of that memory (read at each free, from
+    ``numba.core.config`` as Numba does).
+    """
+
+    def __init__(self, context_handle, memory_capacity):
         self._context_handle = context_handle
         self._queue = []
         self._bytes = 0
         self._disabled = 0
         # re-entrant: a finalizer the garbage collector runs inside add()/clear() queues here
         self._lock = threading.RLock()
-        self.capacity_bytes = capacity_bytes
+        self.memory_capacity = memory_capacity
+
+    @property
+    def _max_pending_bytes(self):
+        return int(self.memory_capacity * _limits()[1])
+
+    @property
+    def _size(self):
+        return self._bytes
 
     def add(self, free, handle, size):
+        count, ratio = _limits()
         with self._lock:
             self._queue.append((free, handle, size))
             self._bytes += size
-            full = len(self._queue) > MAX_PENDING_COUNT or self._bytes > self.capacity_bytes
+            full = (len(self._queue) > count
+                    or self._bytes > int(self.memory_capacity * ratio))
         if full:
             self.clear()
+
+    @property
+    def is_disabled(self):
+        return self._disabled > 0
 
     def clear(self):
         """Run the queued frees now (unless inside ``disable()``)."""
@@ -109,22 +139,22 @@ def _queue_free(ctx_ref, free, handle, size):
     ctx.deallocations.add(free, handle, size)
 
 
-class DeviceAllocation:
+class DeviceAllocation(MemoryPointer):
     """Device memory: ``device_pointer_value`` (int), ``size`` (bytes), ``context``.
 
-    Owning allocations free their memory when collected; views
+    The default memory manager's allocations (a :class:`MemoryPointer` whose free is
+    deferred).  Owning allocations free their memory when collected; views
     (``view(start, stop)``) keep their parent alive.  ``owner`` keeps alive
     whatever object the memory belongs to (a CuPy array, a DLPack capsule ...).
     """
 
-    __slots__ = ("device_pointer_value", "size", "context", "owner", "_finalizer",
-                 "__weakref__")
-
     def __init__(self, context, pointer, size, owner=None, free=None):
         self.context = context
         self.device_pointer_value = int(pointer)
-        self.size = int(size)
-        self.owner = owner
+        self.size = self._cuda_memsize_ = int(size)
+        self._owner = owner
+        self.is_managed = free is not None
+        self.refct = 1
         self._finalizer = None
         if free is not None:
             fin = weakref.finalize(self, _queue_free, weakref.ref(context), free,
@@ -161,7 +191,7 @@ class DeviceAllocation:
         return f"<DeviceAllocation {self.device_pointer_value:#x} ({self.size} bytes)>"
 
 
-class HostAllocation:
+class HostAllocation(PinnedMemory):
     """Page-locked host memory (pinned, mapped or registered), exposed to numpy.
 
     ``host_pointer`` is the host address; for mapped memory
@@ -173,23 +203,15 @@ class HostAllocation:
         self.host_pointer = int(host_pointer)
         self.size = int(size)
         self.device_pointer_value = None if device_pointer is None else int(device_pointer)
-        self.owner = owner
+        self.owned = owner
+        self.handle = self.host_pointer
+        self.is_managed = free is not None
         self._finalizer = None
         if free is not None:
             fin = weakref.finalize(self, _queue_free, weakref.ref(context), free,
                                    self.host_pointer, self.size)
             fin.atexit = False
             self._finalizer = fin
-
-    @property
-    def __array_interface__(self):
-        return {"shape": (self.size,), "typestr": "|u1", "data": (self.host_pointer, False),
-                "version": 3}
-
-    def as_bytes_array(self):
-        import numpy as np
-
-        return np.asarray(self)
 
 
 def host_array(allocation, shape, dtype, strides=None, order="C", cls=None):
