@@ -84,6 +84,20 @@ RUNTIME = {
     )
 }
 
+# ---- External Memory Management (EMM plugins) and IPC --------------------------------
+MEMORY_MANAGEMENT = {
+    "BaseCUDAMemoryManager": "numba_cuda.emm",
+    "MemoryInfo": "numba_cuda.emm",
+    "HostOnlyCUDAMemoryManager": "numba_cuda.runtime.memory_managers",
+    "GetIpcHandleMixin": "numba_cuda.runtime.ipc",
+    "MemoryPointer": "numba_cuda.runtime.memory_pointers",
+    "MappedMemory": "numba_cuda.runtime.memory_pointers",
+    "PinnedMemory": "numba_cuda.runtime.memory_pointers",
+    "IpcHandle": "numba_cuda.runtime.ipc",
+    "set_memory_manager": "numba_cuda.runtime.memory_managers",
+    "open_ipc_array": _RUNTIME,
+}
+
 # ---- ufuncs and reductions (numba_cuda.ufuncs) ----------------------------------
 _UFUNCS = "numba_cuda.ufuncs.reduction"
 UFUNCS = {name: _UFUNCS for name in ("reduce", "Reduce")}
@@ -119,7 +133,30 @@ LINKABLE_CODE = {
 # ---- Numba names NVIDIA's numba-cuda re-exports -----------------------------------
 NUMBA_REEXPORTS = {"literal_unroll": "numba.misc.special"}
 
+# ---- names existing code touches beyond the documented API (both targets have them) ---
+SURFACE = {
+    "In": "numba_cuda.runtime.arghints",
+    "Out": "numba_cuda.runtime.arghints",
+    "InOut": "numba_cuda.runtime.arghints",
+    "CudaError": "numba_cuda.errors",
+    "CudaSupportError": "numba_cuda.errors",
+    "LaunchConfigError": "numba_cuda.errors",
+    "NotAvailableInSimulator": "numba_cuda.errors",
+    "DeviceRecord": "numba_cuda.runtime.devicearray",
+    "MappedNDArray": "numba_cuda.runtime.devicearray",
+    "ManagedNDArray": "numba_cuda.runtime.devicearray",
+    "Stream": "numba_cuda.runtime.streams",
+    "Event": "numba_cuda.runtime.streams",
+    "auto_device": "numba_cuda.cudadrv.devicearray",
+    "is_supported_version": _RUNTIME,
+    "cuda_error": _RUNTIME,
+    # Numba's numba.cuda has these cudadrv modules as attributes (cuda.devicearray.DeviceNDArray)
+    "devicearray": "numba_cuda.cudadrv",
+    "devices": "numba_cuda.cudadrv",
+    "driver": "numba_cuda.cudadrv",
+}
+
 GPU = {**COMPILER, **KERNEL_LANGUAGE, **RUNTIME, **UFUNCS, **SUPPORT_QUERIES, **TYPES,
-       **LINKABLE_CODE, **NUMBA_REEXPORTS}
+       **LINKABLE_CODE, **NUMBA_REEXPORTS, **MEMORY_MANAGEMENT, **SURFACE}
 
 SIMULATOR_API = "numba_cuda.simulator.api"

@@ -72,5 +72,11 @@ class CompilationDisabledError(CudaError, RuntimeError, TypeError):
     ``RuntimeError`` as Numba's ``compile()`` raises (and a ``TypeError``: wrong types)."""
 
 
+class NotAvailableInSimulator(CudaError, NotImplementedError):
+    """A feature that needs the real compiler or a GPU was used under the simulator
+    (``NUMBA_ENABLE_CUDASIM=1``).  Exported by both targets so ``except`` clauses work on
+    either; only the simulator raises it."""
+
+
 class CacheError(CudaError, RuntimeError):
     """``cache=True`` cannot work for this function (no source file, no writable directory)."""

@@ -4,6 +4,8 @@ import numpy as np
 
 from numba_cuda.runtime.devicearray import (  # noqa: F401
     DeviceNDArray,
+    DeviceRecord,
+    IpcArrayHandle,
     ManagedNDArray,
     MappedNDArray,
 )
@@ -40,3 +42,8 @@ def auto_device(obj, stream=0, copy=True, user_explicit=False):
 def from_array_like(ary, stream=0, gpu_data=None):
     """An uninitialised device array with ``ary``'s shape, strides and dtype."""
     return DeviceNDArray(ary.shape, ary.strides, ary.dtype, stream=stream, gpu_data=gpu_data)
+
+
+def from_record_like(rec, stream=0, gpu_data=None):
+    """An uninitialised DeviceRecord of ``rec``'s (structured) dtype."""
+    return DeviceRecord(rec.dtype, stream=stream, gpu_data=gpu_data)

@@ -2,11 +2,34 @@
 
 ``driver`` answers ``get_version()``, ``get_device_count()``,
 ``get_device(i)``, ``list_devices()`` and ``is_available``; ``USE_NV_BINDING``
-is always True (NVIDIA's cuda-bindings are the only binding).
+is always True (NVIDIA's cuda-bindings are the only binding).  The External
+Memory Management names (``BaseCUDAMemoryManager``, ``MemoryPointer``,
+``IpcHandle``, ``device_extents`` ...) are those of
+``numba_cuda.runtime.memory_managers``/``memory_pointers``/``ipc``;
+``_memory_manager`` reads and sets the selected plugin class there.
 """
 
+import sys as _sys
+import types as _types
+
+from numba_cuda.emm import BaseCUDAMemoryManager, MemoryInfo  # noqa: F401
 from numba_cuda.errors import CudaSupportError, DriverError, LinkerError  # noqa: F401
 from numba_cuda.runtime import cudriver
+from numba_cuda.runtime import memory_managers as _memory_managers
+from numba_cuda.runtime.ipc import GetIpcHandleMixin, IpcHandle  # noqa: F401
+from numba_cuda.runtime.memory_managers import (  # noqa: F401
+    HostOnlyCUDAMemoryManager,
+    NumbaCUDAMemoryManager,
+    set_memory_manager,
+)
+from numba_cuda.runtime.memory_pointers import (  # noqa: F401
+    AutoFreePointer,
+    ManagedMemory,
+    MappedMemory,
+    MemoryPointer,
+    PinnedMemory,
+    device_extents,
+)
 from numba_cuda.runtime.context import Context  # noqa: F401
 from numba_cuda.runtime.devices import Device  # noqa: F401
 from numba_cuda.runtime.memory import DeviceAllocation, HostAllocation  # noqa: F401
@@ -131,3 +154,25 @@ def _have_nvjitlink():
     except ToolkitError:
         return False
     return True
+def device_memory_size(devmem):
+    """The size in bytes of device memory (its recorded size, else the driver allocation's)."""
+    size = getattr(devmem, "_cuda_memsize_", None)
+    if size is None:
+        begin, end = device_extents(devmem)
+        size = int(end) - int(begin)
+    return size
+
+
+class _DriverModule(_types.ModuleType):
+    """Gives this module Numba's ``_memory_manager`` variable, kept in memory_managers."""
+
+    @property
+    def _memory_manager(self):
+        return _memory_managers._memory_manager
+
+    @_memory_manager.setter
+    def _memory_manager(self, value):
+        _memory_managers._memory_manager = value
+
+
+_sys.modules[__name__].__class__ = _DriverModule

@@ -21,7 +21,7 @@ __all__ = [
     "per_thread_default_stream", "legacy_default_stream", "external_stream", "event",
     "synchronize", "as_cuda_array", "is_cuda_array", "from_cuda_array_interface",
     "DeviceNDArray", "profile_start", "profile_stop", "profiling", "defer_cleanup",
-    "event_elapsed_time", "from_dlpack",
+    "event_elapsed_time", "from_dlpack", "is_supported_version", "cuda_error", "open_ipc_array",
 ]
 
 # -- devices and contexts ------------------------------------------------------------
@@ -68,6 +68,25 @@ def require_context(fn):
 def close():
     """Release the contexts numba-cuda holds (see ``devices.close``)."""
     devices.close()
+
+
+def is_supported_version():
+    """True when the CUDA runtime of the toolkit in use is of a supported major (12, 13)."""
+    from numba_cuda.runtime.cudart import runtime
+
+    return runtime.is_supported_version()
+
+
+def cuda_error():
+    """The error that keeps CUDA from being used in this process (a CudaSupportError), or None
+    when the driver initialised."""
+    from numba_cuda.errors import CudaSupportError
+
+    try:
+        cudriver.driver()
+    except CudaSupportError as exc:
+        return exc
+    return None
 
 
 def detect():
@@ -135,16 +154,25 @@ def device_array(shape, dtype=np.float64, strides=None, order="C", stream=0):
 
 
 def _like_order(ary):
-    if ary.flags["C_CONTIGUOUS"] if isinstance(ary, np.ndarray) else ary.is_c_contiguous():
-        return "C"
-    if ary.flags["F_CONTIGUOUS"] if isinstance(ary, np.ndarray) else ary.is_f_contiguous():
-        return "F"
-    return "C"
+    """Numba's order for ``*_like``: F for arrays only F-contiguous, else C."""
+    flags = ary.flags
+    return "F" if flags["F_CONTIGUOUS"] and not flags["C_CONTIGUOUS"] else "C"
+
+
+def _like_strides(ary):
+    """Strides of a contiguous array laid out like ``ary`` (its dimensions in the same order
+    of stride), or None when the order's default strides already are (Numba's rule)."""
+    flags = ary.flags
+    if flags["C_CONTIGUOUS"] or flags["F_CONTIGUOUS"] or ary.ndim <= 1:
+        return None
+    return devicearray.strides_like(ary.shape, ary.strides, ary.dtype.itemsize)
 
 
 def device_array_like(ary, stream=0):
-    """An uninitialised device array with ``ary``'s shape, dtype and (contiguous) order."""
-    return device_array(ary.shape, ary.dtype, order=_like_order(ary), stream=stream)
+    """An uninitialised device array with ``ary``'s shape and dtype, contiguous, its dimensions
+    laid out in ``ary``'s order (a strided view keeps its axis order, as in Numba)."""
+    return device_array(ary.shape, ary.dtype, strides=_like_strides(ary), order=_like_order(ary),
+                        stream=stream)
 
 
 def pinned_array(shape, dtype=np.float64, strides=None, order="C"):
@@ -158,7 +186,7 @@ def pinned_array(shape, dtype=np.float64, strides=None, order="C"):
 
 
 def pinned_array_like(ary):
-    return pinned_array(ary.shape, ary.dtype, order=_like_order(ary))
+    return pinned_array(ary.shape, ary.dtype, strides=_like_strides(ary), order=_like_order(ary))
 
 
 def mapped_array(shape, dtype=np.float64, strides=None, order="C", stream=0, portable=False,
@@ -175,8 +203,8 @@ def mapped_array(shape, dtype=np.float64, strides=None, order="C", stream=0, por
 
 
 def mapped_array_like(ary, stream=0, portable=False, wc=False):
-    return mapped_array(ary.shape, ary.dtype, order=_like_order(ary), stream=stream,
-                        portable=portable, wc=wc)
+    return mapped_array(ary.shape, ary.dtype, strides=_like_strides(ary), order=_like_order(ary),
+                        stream=stream, portable=portable, wc=wc)
 
 
 class _ManagedMemory:
@@ -270,9 +298,27 @@ def alloc_free(alloc):
 
 @contextlib.contextmanager
 def defer_cleanup():
-    """Hold every pending free until the block ends."""
-    with devices.current_context().deallocations.disable():
+    """Hold every pending free (the memory manager's too) until the block ends."""
+    with devices.current_context().defer_cleanup():
         yield
+
+
+@contextlib.contextmanager
+def open_ipc_array(handle, shape, dtype, strides=None, offset=0):
+    """Open a CUDA IPC memory handle another process shared (its 64 bytes: bytes or a
+    sequence of ints) as a device array of ``shape``/``dtype`` (``strides`` default:
+    C-contiguous); closed when the block ends."""
+    from numba_cuda.runtime.ipc import IpcHandle, binding_handle
+
+    dtype = np.dtype(dtype)
+    shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(s) for s in shape)
+    size = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    ipc = IpcHandle(None, binding_handle(handle), size, offset=offset)
+    array = ipc.open_array(devices.current_context(), shape, dtype, strides)
+    try:
+        yield array
+    finally:
+        ipc.close()
 
 
 def from_dlpack(obj):

@@ -148,8 +148,16 @@ def _address(value):
 
 def array_params(value, ndim, state, where):
     """Kernel parameters for an array argument (device, interface, DLPack or host array)."""
+    from numba_cuda.runtime.arghints import ArgHint
     from numba_cuda.runtime.devicearray import DeviceNDArray
 
+    if isinstance(value, ArgHint):
+        # host arrays get the copies the hint asks for; device-addressable ones (device,
+        # mapped, managed arrays, CUDA Array Interface exporters) are passed as they are
+        if isinstance(value.value, np.ndarray) and \
+                not hasattr(value.value, "__cuda_array_interface__"):
+            return _hinted_host_array_params(value, state, where)
+        value = value.value
     if isinstance(value, DeviceNDArray):
         if state is not None:
             owner = getattr(value.gpu_data, "context", None)
@@ -190,11 +198,15 @@ def _host_array_params(value, state, where):
     from numba.core.errors import NumbaPerformanceWarning
 
     from numba_cuda.runtime.transfers import to_device
+    from numba_cuda.runtime.user_settings import warn_on_implicit_copy
 
-    warnings.warn(NumbaPerformanceWarning(
-        f"{where}: a host (numpy) array passed to a kernel is copied to the device before the "
-        f"launch and back after it; pass a device array (cuda.to_device) to avoid the copies"),
-        stacklevel=4)
+    if warn_on_implicit_copy():
+        warnings.warn(NumbaPerformanceWarning(
+            f"{where}: a host (numpy) array passed to a kernel is copied to the device before "
+            f"the launch and back after it; pass a device array (cuda.to_device) to avoid the "
+            f"copies, or cuda.In/Out/InOut to say which are needed "
+            f"(NUMBA_CUDA_WARN_ON_IMPLICIT_COPY=0 silences this warning)"),
+            stacklevel=4)
     from numba_cuda.runtime.transfers import device_to_host
 
     stream = state.stream if state is not None else 0
@@ -205,6 +217,38 @@ def _host_array_params(value, state, where):
             back = state.copy_back_stream
             state.writeback.append(lambda: device_to_host(dev, value, back))
     return dev.kernel_params
+
+
+def _hinted_host_array_params(hint, state, where):
+    """A host array wrapped in cuda.In/Out/InOut: only the copies the hint asks for."""
+    from numba_cuda.runtime.devicearray import DeviceNDArray
+    from numba_cuda.runtime.transfers import device_to_host, to_device
+
+    value = hint.value
+    stream = state.stream if state is not None else 0
+    if hint.copy_in:
+        dev = to_device(value, stream=stream)
+    else:
+        dev = DeviceNDArray(value.shape, _fresh_strides(value), value.dtype, stream=stream)
+    if state is not None:
+        state.keepalive.append(dev)
+        if hint.copy_out:
+            if not value.flags["WRITEABLE"]:
+                raise ValueError(f"{where}: cuda.{type(hint).__name__} of a read-only array "
+                                 f"cannot receive the kernel's results")
+            back = state.copy_back_stream
+            state.writeback.append(lambda: device_to_host(dev, value, back))
+    return dev.kernel_params
+
+
+def _fresh_strides(value):
+    """Strides of a new device array for host array ``value`` (its own when contiguous)."""
+    from numba_cuda.runtime.devicearray import c_strides
+
+    if value.flags["C_CONTIGUOUS"] or value.flags["F_CONTIGUOUS"]:
+        if all(s >= 0 for s in value.strides):
+            return value.strides
+    return c_strides(value.shape, value.dtype.itemsize)
 
 
 def _array_plan(ty, where):
@@ -232,7 +276,13 @@ def _array_plan(ty, where):
 
 def _record_converter(ty, where):
     def record_param(v, out, st):
+        from numba_cuda.runtime.devicearray import DeviceRecord
         from numba_cuda.runtime.transfers import memcpy_dtoh, memcpy_htod
+
+        if isinstance(v, DeviceRecord):  # already on the device: passed by address
+            st.keepalive.append(v)
+            out.append(v.device_pointer_value)
+            return
 
         host = np.asarray(v)  # a 0-d structured array sharing the record's memory
         nbytes = host.dtype.itemsize

@@ -50,6 +50,17 @@ def f_strides(shape, itemsize):
     return tuple(strides)
 
 
+def strides_like(shape, strides, itemsize):
+    """Contiguous strides for ``shape`` that order the dimensions as ``strides`` do (smallest
+    stride first, ties in dimension order; Numba's rule, after NumPy's ``empty_like``)."""
+    out = [0] * len(shape)
+    step = itemsize
+    for dim in sorted(range(len(shape)), key=lambda d: strides[d]):
+        out[dim] = step
+        step *= shape[dim]
+    return tuple(out)
+
+
 def span(shape, strides, itemsize):
     """(lowest byte offset, highest byte offset + 1) touched by an array layout."""
     if any(extent == 0 for extent in shape):

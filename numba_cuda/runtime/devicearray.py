@@ -21,7 +21,9 @@ from numba_cuda.runtime.array_layout import (  # noqa: F401 - public here too
     is_contiguous,
     layout_array,
     span,
+    strides_like,
 )
+from numba_cuda.runtime.ipc import register_array_type
 
 def _basic_index(index):
     items = index if isinstance(index, tuple) else (index,)
@@ -266,6 +268,16 @@ class DeviceNDArray:
         return [self.getitem(slice(begin, min(begin + section, self.size)), stream)
                 for begin in range(0, self.size, section)]
 
+    # -- IPC -------------------------------------------------------------------------
+    def get_ipc_handle(self):
+        """An IpcArrayHandle sharing this array with another process (Linux); pickle it
+        there and open it (``with handle as array:``)."""
+        from numba_cuda.runtime.devices import current_context
+
+        handle = current_context().get_ipc_handle(self.gpu_data)
+        desc = {"shape": self.shape, "strides": self.strides, "dtype": self.dtype}
+        return IpcArrayHandle(handle, desc)
+
     # -- data movement ---------------------------------------------------------------
     def __reduce__(self):
         # Pickles as its host copy (as Numba's device arrays travel): loading the pickle
@@ -301,6 +313,105 @@ def _from_host_copy(host):
     ary = DeviceNDArray(host.shape, strides, host.dtype)
     ary.copy_to_device(host)
     return ary
+
+
+class IpcArrayHandle:
+    """A device array shared through CUDA IPC: pickle it to another process, then ``open()``
+    it there, or use it as a context manager (closed at the end of the block)."""
+
+    def __init__(self, ipc_handle, array_desc):
+        self._array_desc = array_desc
+        self._ipc_handle = ipc_handle
+
+    def open(self):
+        """The shared array, as a device array of this process's current context."""
+        from numba_cuda.runtime.devices import current_context
+
+        desc = self._array_desc
+        memory = self._ipc_handle.open(current_context())
+        return DeviceNDArray(desc["shape"], desc["strides"], desc["dtype"], gpu_data=memory)
+
+    def close(self):
+        self._ipc_handle.close()
+
+    def __enter__(self):
+        return self.open()
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class DeviceRecord(DeviceNDArray):
+    """A structured scalar (one record) in GPU memory; kernels receive it as a record.
+
+    ``rec[field]`` reads a field (a nested record stays on the device as a DeviceRecord, a
+    subarray field is a DeviceNDArray view); ``rec[field] = value`` writes one.
+    """
+
+    def __init__(self, dtype, stream=0, gpu_data=None):
+        super().__init__((), (), dtype, stream=stream, gpu_data=gpu_data)
+        if self.dtype.fields is None:
+            raise TypeError(f"a DeviceRecord needs a structured dtype, got {self.dtype}")
+
+    @property
+    def _numba_type_(self):
+        from numba.np.numpy_support import from_dtype
+
+        return from_dtype(self.dtype)
+
+    def _field(self, item):
+        try:
+            typ, offset = self.dtype.fields[item][:2]
+        except KeyError:
+            raise KeyError(f"the record type {self.dtype} has no field {item!r}") from None
+        return typ, offset, self.gpu_data.view(offset, offset + typ.itemsize)
+
+    def __getitem__(self, item):
+        return self.getitem(item)
+
+    def getitem(self, item, stream=0):
+        stream = _stream_or(stream, self.stream)
+        typ, _offset, data = self._field(item)
+        if typ.shape:
+            base = typ.subdtype[0]
+            return DeviceNDArray(typ.shape, c_strides(typ.shape, base.itemsize), base,
+                                 stream=stream, gpu_data=data)
+        if typ.names is not None:
+            return DeviceRecord(typ, stream=stream, gpu_data=data)
+        host = np.empty(1, dtype=typ)
+        memcopy.memcpy_dtoh(host.__array_interface__["data"][0], data.device_pointer_value,
+                            typ.itemsize, stream)
+        if not (stream is None or stream == 0):
+            stream.synchronize()
+        return host[0]
+
+    def __setitem__(self, item, value):
+        self.setitem(item, value)
+
+    def setitem(self, item, value, stream=0):
+        stream = _stream_or(stream, self.stream)
+        typ, _offset, data = self._field(item)
+        host = np.ascontiguousarray(np.broadcast_to(np.asarray(value, dtype=typ.base),
+                                                    typ.shape)) if typ.shape else \
+            np.array(value, dtype=typ)
+        memcopy.memcpy_htod(data.device_pointer_value, host.__array_interface__["data"][0],
+                            typ.itemsize, stream)
+        if not (stream is None or stream == 0):
+            stream.synchronize()  # the temporary host copy must outlive the transfer
+
+    def __reduce__(self):
+        return _record_from_host_copy, (self.copy_to_host(),)
+
+    def __repr__(self):
+        return (f"<DeviceRecord dtype={self.dtype} "
+                f"ptr={self.gpu_data.device_pointer_value:#x}>")
+
+
+def _record_from_host_copy(host):
+    """Unpickle a ``DeviceRecord``: a new device record holding ``host`` (a 0-d array)."""
+    rec = DeviceRecord(host.dtype)
+    rec.copy_to_device(host)
+    return rec
 
 
 class _OffsetAllocation:
@@ -361,13 +472,15 @@ def from_cuda_array_interface(desc, owner=None, sync=True):
     """A DeviceNDArray viewing the memory an interface dict describes (zero-copy).
 
     ``owner`` is kept alive as long as the array; with ``sync`` the producer's
-    stream is synchronised first (the interface's stream semantics).
+    stream is synchronised first (the interface's stream semantics), unless
+    ``NUMBA_CUDA_ARRAY_INTERFACE_SYNC=0``.
     """
     from numba_cuda.runtime.devices import current_context
     from numba_cuda.runtime.memory import DeviceAllocation
+    from numba_cuda.runtime.user_settings import array_interface_sync
 
     parsed = parse_cuda_array_interface(desc)
-    if sync:
+    if sync and array_interface_sync():
         synchronize_producer(parsed.stream)
     ctx = current_context()
     data = DeviceAllocation(ctx, parsed.pointer + parsed.lo if parsed.hi > parsed.lo else
@@ -386,3 +499,6 @@ def device_source(value):
     if hasattr(value, "__cuda_array_interface__") and not isinstance(value, np.ndarray):
         return from_cuda_array_interface(value.__cuda_array_interface__, owner=value, sync=True)
     return None
+
+
+register_array_type(DeviceNDArray)  # IpcHandle.open_array builds these

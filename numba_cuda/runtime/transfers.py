@@ -9,7 +9,7 @@ import numpy as np
 
 from numba_cuda.runtime import memcopy
 from numba_cuda.runtime.array_layout import c_strides
-from numba_cuda.runtime.devicearray import DeviceNDArray, device_source
+from numba_cuda.runtime.devicearray import DeviceNDArray, DeviceRecord, device_source
 from numba_cuda.runtime.memcopy import (  # noqa: F401 - public here too
     copy_device_to_device,
     device_to_host,
@@ -29,8 +29,6 @@ def assign(dev, value, stream=0):
     memcopy.assign(dev, value, stream, device_source(value))
 
 
-
-
 def to_device(obj, stream=0, copy=True, to=None):
     """A new device array holding ``obj`` (a host array or anything numpy accepts)."""
     if to is not None:
@@ -39,6 +37,14 @@ def to_device(obj, stream=0, copy=True, to=None):
         return to
     if isinstance(obj, DeviceNDArray):
         return obj
+    if isinstance(obj, np.void) and obj.dtype.fields is not None:
+        rec = DeviceRecord(obj.dtype, stream=stream)
+        if copy:
+            host = np.array(obj)  # 0-d: the record's bytes
+            memcpy_htod(rec.device_pointer_value, memcopy.host_pointer(host), host.nbytes, stream)
+            if not (stream is None or stream == 0):
+                stream.synchronize()  # the temporary host copy must outlive the transfer
+        return rec
     host = np.asarray(obj)
     if host.dtype.hasobject:
         raise TypeError("arrays of Python objects cannot be copied to the device")
