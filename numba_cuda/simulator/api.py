@@ -6,6 +6,8 @@ directly: ``from numba_cuda.simulator import api as cuda``.
 """
 
 from ..errors import CudaError, CudaSupportError, LaunchConfigError  # noqa: F401
+from .cudadrv import devicearray, devices, driver  # noqa: F401 - cuda.devicearray ... modules
+from .cudadrv.runtime import runtime  # noqa: F401 - cuda.runtime.get_version(), as in Numba
 from .devicearray import (  # noqa: F401
     DeviceNDArray,
     DeviceRecord,
@@ -112,6 +114,18 @@ from ..linking.linkable import (  # noqa: F401  (pure Python: the GPU's classes)
 from ..types import *  # noqa: F401,F403  (float32, void ...: Numba's types, as on the GPU)
 from .bfloat16 import bf16  # noqa: F401
 from .cachehints import ldca, ldcg, ldcs, ldcv, ldlu, stcg, stcs, stwb, stwt  # noqa: F401
+from .memory_managers import (  # noqa: F401
+    BaseCUDAMemoryManager,
+    GetIpcHandleMixin,
+    HostOnlyCUDAMemoryManager,
+    IpcHandle,
+    MappedMemory,
+    MemoryInfo,
+    MemoryPointer,
+    PinnedMemory,
+    open_ipc_array,
+    set_memory_manager,
+)
 from .reduction import Reduce, reduce  # noqa: F401
 from ..ufunc_decorators import guvectorize, vectorize  # noqa: F401  (pick the simulator's backend)
 from .streams import (  # noqa: F401
@@ -134,6 +148,11 @@ USE_SIMULATOR = True
 def is_supported_version():
     """The simulator needs no CUDA toolkit."""
     return True
+
+
+def cuda_error():
+    """The simulator never fails to initialise: None."""
+    return None
 
 
 def is_float16_supported():

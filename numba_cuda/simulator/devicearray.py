@@ -12,8 +12,6 @@ import contextlib
 
 import numpy as np
 
-from ..errors import CudaError
-
 
 class _Interface:
     """Turns a ``__cuda_array_interface__`` dict into a numpy array over the same memory."""
@@ -117,10 +115,19 @@ class DeviceNDArray:
         # Convenience of the simulator (the GPU needs copy_to_host()).
         return self._ary if dtype is None else self._ary.astype(dtype)
 
+    def get_ipc_handle(self):
+        """CUDA IPC needs a GPU."""
+        from .unavailable import not_available
+
+        raise not_available("DeviceNDArray.get_ipc_handle (CUDA IPC)")
+
     # -- transfers
     def copy_to_host(self, ary=None, stream=0):
         if ary is None:
-            return self._ary.copy()
+            # the device array's layout (an F-ordered array stays F-ordered), as on the GPU
+            out = np.empty_like(self._ary, order="K", subok=False)
+            np.copyto(out, self._ary)
+            return out
         if ary.shape != self._ary.shape or ary.dtype != self._ary.dtype:
             if ary.size == self._ary.size and ary.dtype == self._ary.dtype:
                 ary.reshape(-1)[...] = self._ary.reshape(-1)
@@ -192,8 +199,6 @@ class DeviceNDArray:
         return [DeviceNDArray(flat[i:i + section], stream or self.stream)
                 for i in range(0, flat.size, section)]
 
-    def get_ipc_handle(self):
-        raise CudaError("IPC handles are not available in the simulator")
 
     # -- convenience comparisons (host semantics)
     def __eq__(self, other):
@@ -272,9 +277,27 @@ def to_device(obj, stream=0, copy=True, to=None):
 
 def _fresh(shape, dtype, strides, order):
     ary = np.zeros(shape, dtype=dtype, order=order)
-    if strides is not None and ary.strides != tuple(strides):
-        raise NotImplementedError(f"device arrays with strides {strides} are not supported by the simulator")
-    return ary
+    if strides is None or ary.strides == tuple(strides):
+        return ary
+    strides = tuple(int(s) for s in strides)
+    if len(strides) != ary.ndim or any(s < 0 for s in strides):
+        raise ValueError(f"strides {strides} do not describe a new array of shape {ary.shape}")
+    nbytes = 0 if ary.size == 0 else sum((n - 1) * s for n, s in zip(ary.shape, strides)) + ary.itemsize
+    buf = np.zeros(max(nbytes, 1), dtype=np.uint8)
+    return np.ndarray(ary.shape, dtype=ary.dtype, buffer=buf, strides=strides)
+
+
+def _strides_like(ary):
+    """Contiguous strides ordering the dimensions as ``ary``'s (Numba's ``*_like`` rule), or
+    None when the order's default strides already are."""
+    if ary.flags["C_CONTIGUOUS"] or ary.flags["F_CONTIGUOUS"] or ary.ndim <= 1:
+        return None
+    out = [0] * ary.ndim
+    step = ary.dtype.itemsize
+    for dim in sorted(range(ary.ndim), key=lambda d: ary.strides[d]):
+        out[dim] = step
+        step *= ary.shape[dim]
+    return tuple(out)
 
 
 def device_array(shape, dtype=np.float64, strides=None, order="C", stream=0):
@@ -287,7 +310,7 @@ def _order_of(ary):
 
 
 def device_array_like(ary, stream=0):
-    return device_array(ary.shape, ary.dtype, None, _order_of(ary), stream)
+    return device_array(ary.shape, ary.dtype, _strides_like(ary), _order_of(ary), stream)
 
 
 def pinned_array(shape, dtype=np.float64, strides=None, order="C"):
@@ -295,7 +318,7 @@ def pinned_array(shape, dtype=np.float64, strides=None, order="C"):
 
 
 def pinned_array_like(ary):
-    return pinned_array(ary.shape, ary.dtype, None, _order_of(ary))
+    return pinned_array(ary.shape, ary.dtype, _strides_like(ary), _order_of(ary))
 
 
 def mapped_array(shape, dtype=np.float64, strides=None, order="C", stream=0, portable=False, wc=False):
@@ -305,7 +328,7 @@ def mapped_array(shape, dtype=np.float64, strides=None, order="C", stream=0, por
 
 
 def mapped_array_like(ary, stream=0, portable=False, wc=False):
-    return mapped_array(ary.shape, ary.dtype, None, _order_of(ary), stream)
+    return mapped_array(ary.shape, ary.dtype, _strides_like(ary), _order_of(ary), stream)
 
 
 def managed_array(shape, dtype=np.float64, strides=None, order="C", stream=0, attach_global=True):

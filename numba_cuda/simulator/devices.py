@@ -87,14 +87,23 @@ def _host_memory():
         return 8 << 30, 16 << 30
 
 
-class Context:
-    """The context of the simulated device."""
+class FakeCUDAContext:
+    """The context of the simulated device (named as in Numba's simulator, which code checks
+    with ``type(cuda.current_context()).__name__ == "FakeCUDAContext"``)."""
 
     device = _DEVICE
 
+    def __init__(self):
+        from .memory_managers import PendingDeallocations
+
+        #: deferred frees: never any in the simulator (``clear()`` is valid and does nothing)
+        self.deallocations = PendingDeallocations()
+
     def get_memory_info(self):
-        """``(free, total)`` bytes: the host's memory, which simulated device arrays use."""
-        return _host_memory()
+        """``MemoryInfo(free, total)`` bytes: the host's memory, which simulated arrays use."""
+        from ..emm import MemoryInfo
+
+        return MemoryInfo(*_host_memory())
 
     def reset(self):
         pass
@@ -134,7 +143,8 @@ class Context:
         return "<simulated CUDA context on device 0>"
 
 
-_CONTEXT = Context()
+Context = FakeCUDAContext
+_CONTEXT = FakeCUDAContext()
 
 
 class DeviceEntry:

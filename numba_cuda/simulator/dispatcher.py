@@ -8,9 +8,10 @@ import threading
 import numpy as np
 
 from .. import pickling
-from ..errors import CudaError, LaunchConfigError, LaunchConfigTypeError
+from ..errors import CudaError, LaunchConfigError, LaunchConfigTypeError, NotAvailableInSimulator  # noqa: F401
 from . import collectives, devicearray, launchconfig, scheduler
 from .threadstate import state
+from .unavailable import not_available  # noqa: F401 - also used from here by older modules
 from .transform import DeviceRecursion, TransformError, Transformed, transform
 
 MODES = ("auto", "threads")
@@ -18,17 +19,6 @@ MODES = ("auto", "threads")
 # One launch at a time per process: simulated threads share one "current thread"
 # slot, so launches from several host threads are serialised.
 _LAUNCH_LOCK = threading.RLock()
-
-
-class NotAvailableInSimulator(CudaError, NotImplementedError):
-    """A feature that needs the real compiler or a GPU was used under the simulator."""
-
-
-def not_available(what):
-    return NotAvailableInSimulator(
-        f"{what} is not available in the simulator (NUMBA_ENABLE_CUDASIM=1): it needs the real "
-        f"CUDA target. Unset NUMBA_ENABLE_CUDASIM to use it."
-    )
 
 
 def _as_device(obj):

@@ -2,6 +2,17 @@
 
 from ...errors import CudaError, CudaSupportError, DriverError  # noqa: F401
 from ..devices import Context, Device, current_context  # noqa: F401
+from ..memory_managers import (  # noqa: F401
+    BaseCUDAMemoryManager,
+    GetIpcHandleMixin,
+    HostOnlyCUDAMemoryManager,
+    IpcHandle,
+    MappedMemory,
+    MemoryInfo,
+    MemoryPointer,
+    PinnedMemory,
+    set_memory_manager,
+)
 
 CudaAPIError = DriverError
 USE_NV_BINDING = True
@@ -83,3 +94,11 @@ def host_pointer(obj):
 def _have_nvjitlink():
     """The simulator links nothing: NVIDIA's simulator answers False too."""
     return False
+
+
+def device_extents(devmem):
+    """Allocation extents are a driver query: not available in the simulator."""
+    from ..unavailable import not_available
+
+    raise not_available("cudadrv.driver.device_extents")
+>>>>>>> 784e2b7 (simulator: the same EMM/IPC names (plugins checked, not called, with a warning; IPC raises NotAvailableInSimulator), FakeCUDAContext with deallocations and a MemoryInfo get_memory_info, copy_to_host keeps F order, *_like keep Numba's strides, cuda.runtime/devicearray/devices/driver, cuda_error; not_available lives in simulator/unavailable (no dispatcher<->devicearray loop))

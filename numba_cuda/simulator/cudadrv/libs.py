@@ -8,6 +8,6 @@ def test():
 
 
 def get_cudalib(lib, static=False):
-    from ..dispatcher import not_available
+    from ..unavailable import not_available
 
     raise not_available(f"loading the CUDA library {lib!r}")

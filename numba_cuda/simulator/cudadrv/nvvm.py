@@ -6,6 +6,6 @@ def is_available():
 
 
 def NVVM():  # noqa: N802 - the real module's spelling
-    from ..dispatcher import not_available
+    from ..unavailable import not_available
 
     raise not_available("libNVVM")
