@@ -52,7 +52,7 @@ def test_html_builds_without_warnings(html_build):
     for page in ("index", "toolkit", "migration", "api", "cuda-array-interface", "changelog", "maintainers",
                  "install/conda", "install/pip", "install/hpc-modules", "install/lockfiles", "install/source",
                  "user/kernels", "user/memory", "user/streams", "user/simulator", "user/caching",
-                 "user/linking", "user/multi-gpu"):
+                 "user/linking", "user/multi-gpu", "user/external-memory"):
         assert (outdir / f"{page}.html").is_file(), page
 
 

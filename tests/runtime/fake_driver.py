@@ -25,9 +25,17 @@ What it models:
   the real binding, whose argument conversion runs before it tries to load libcuda: a
   TypeError there is raised here too, so the runtime cannot pass types the binding rejects.
 
+- IPC within one process: ``cuIpcGetMemHandle`` of an allocation's base gives a handle
+  naming it; ``cuIpcOpenMemHandle`` maps that allocation at a new device address (the same
+  bytes, as another process would see them) until ``cuIpcCloseMemHandle``; a handle of
+  freed memory fails to open.  ``cuMemGetAddressRange`` finds an address's allocation;
+  each device has its own PCI bus id (its identity).
+
 What it does NOT model: kernels never execute (device memory only changes through copies
 and memsets), no timing beyond a counter, no asynchrony beyond page-locked copies (kernels
-"run" when launched, streams are not independent: any synchronisation completes all work), no IPC/graphs (peer access: enabling it is recorded, peer copies move bytes), no JIT
+"run" when launched, streams are not independent: any synchronisation completes all work),
+no second process (IPC handles open in the exporting process, which a real driver refuses),
+no graphs (peer access: enabling it is recorded, peer copies move bytes), no JIT
 diagnostics or register/occupancy computation (fixed plausible numbers).
 """
 
@@ -159,6 +167,7 @@ class FakeDriver:
         self._functions = {}  # handle -> (module, name, attrs)
         self._clock = 0.0
         self._queued = []     # page-locked async copies not done yet
+        self._ipc_opened = {}  # device address of an opened IPC mapping -> exported base
         self.initialised = False
 
     # -- plumbing -------------------------------------------------------------------
@@ -275,8 +284,10 @@ class FakeDriver:
 
     def cuDeviceGetAttribute(self, attrib, dev):
         def body():
-            self._device(dev)
+            ordinal = self._device(dev)
             key = attrib.name.replace("CU_DEVICE_ATTRIBUTE_", "")
+            if key == "PCI_BUS_ID":  # each device in its own PCI slot
+                return self.attributes[key] + ordinal
             return self.attributes.get(key, 0)
         return self._call("cuDeviceGetAttribute", (attrib, dev), body)
 
@@ -375,6 +386,78 @@ class FakeDriver:
             self._current()
             self._drop_device_memory(int(dptr))
         return self._call("cuMemFree", (dptr,), body)
+
+    def _allocation_of(self, address):
+        """The base of the device allocation (cuMemAlloc or IPC mapping) holding ``address``."""
+        address = int(address)
+        i = bisect.bisect_right(self._bases, address) - 1
+        if i >= 0:
+            base = self._bases[i]
+            entry = self._mem[base]
+            if entry[4] in ("device", "ipc") and address < base + max(entry[1], 1):
+                return base
+        raise DriverCallError(R.CUDA_ERROR_NOT_FOUND)
+
+    def cuMemGetAddressRange(self, dptr):
+        def body():
+            self._current()
+            base = self._allocation_of(dptr)
+            return (_real.CUdeviceptr(base), self._mem[base][1])
+        return self._call("cuMemGetAddressRange", (dptr,), body)
+
+    _IPC_MAGIC = b"fake-cuda-ipc\0"
+
+    def cuIpcGetMemHandle(self, dptr):
+        def body():
+            self._current()
+            base = int(dptr)
+            if base not in self._mem or self._mem[base][4] != "device":
+                raise DriverCallError(R.CUDA_ERROR_INVALID_VALUE)  # not an allocation's base
+            handle = _real.CUipcMemHandle()
+            raw = self._IPC_MAGIC + base.to_bytes(8, "little")
+            ctypes.memmove(handle.getPtr(), raw, len(raw))
+            return handle
+        return self._call("cuIpcGetMemHandle", (dptr,), body)
+
+    def cuIpcOpenMemHandle(self, handle, flags):
+        def body():
+            self._current()
+            raw = ctypes.string_at(handle.getPtr(), 64)
+            if not raw.startswith(self._IPC_MAGIC):
+                raise DriverCallError(R.CUDA_ERROR_INVALID_VALUE)
+            at = len(self._IPC_MAGIC)
+            base = int.from_bytes(raw[at:at + 8], "little")
+            entry = self._mem.get(base)
+            if entry is None or entry[4] != "device":
+                raise DriverCallError(R.CUDA_ERROR_INVALID_VALUE)  # freed meanwhile
+            fake = self._next
+            self._next += (entry[1] + 0xFFFF) & ~0xFFFF
+            self._add_device_memory(fake, entry[0], entry[1], "ipc", entry[3])
+            self._ipc_opened[fake] = base
+            return _real.CUdeviceptr(fake)
+        return self._call("cuIpcOpenMemHandle", (handle, flags), body)
+
+    def cuIpcCloseMemHandle(self, dptr):
+        def body():
+            self._current()
+            if int(dptr) not in self._ipc_opened:
+                raise DriverCallError(R.CUDA_ERROR_INVALID_VALUE)
+            del self._ipc_opened[int(dptr)]
+            self._drop_device_memory(int(dptr))
+        return self._call("cuIpcCloseMemHandle", (dptr,), body)
+
+    @property
+    def ipc_mappings(self):
+        """Device addresses of the IPC mappings open now."""
+        return sorted(self._ipc_opened)
+
+    def cuMemsetD8(self, dst, value, count):
+        def body():
+            self._current()
+            self.flush()
+            real = self._resolve(dst, int(count))
+            ctypes.memset(real, int(value), int(count))
+        return self._call("cuMemsetD8", (dst, value, count), body)
 
     def cuMemHostAlloc(self, size, flags):
         def body():

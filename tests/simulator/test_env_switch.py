@@ -32,6 +32,23 @@ def test_every_public_name_of_the_real_target_exists_in_the_simulator():
     assert missing == []
 
 
+def test_every_public_name_of_the_simulator_exists_on_the_real_target():
+    import types
+
+    import numba_cuda
+
+    simulator_names = {name for name, value in vars(api).items()
+                       if not name.startswith("_") and (not isinstance(value, types.ModuleType)
+                                                        or name in _exports.GPU)}
+    # USE_SIMULATOR is a package global of numba_cuda on both targets; numba.cuda.runtime is
+    # the numba_cuda.runtime package on the GPU target, which answers Numba's runtime queries
+    missing = sorted(simulator_names - set(_exports.GPU) - {"USE_SIMULATOR", "runtime"})
+    assert missing == []
+    assert numba_cuda.USE_SIMULATOR is False
+    assert callable(numba_cuda.runtime.get_version) and callable(api.runtime.get_version)
+    assert callable(numba_cuda.runtime.is_supported_version)
+
+
 def test_numba_cuda_uses_the_simulator_when_the_flag_is_set():
     out = _run(
         """

@@ -1,0 +1,102 @@
+"""The simulator's side of the surface code written for Numba touches (the real target's is
+tests/runtime/test_surface_names.py): the same names, Numba's simulator behaviour."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from numba_cuda.simulator import api as cuda
+
+
+def test_context_is_named_as_in_numbas_simulator():
+    ctx = cuda.current_context()
+    assert ctx.__class__.__name__ == "FakeCUDAContext"
+    info = ctx.get_memory_info()
+    assert type(info).__name__ == "MemoryInfo" and isinstance(info, cuda.MemoryInfo)
+    assert 0 < info.free <= info.total and info == (info.free, info.total)
+    ctx.deallocations.clear()  # valid, nothing is ever deferred
+    assert len(ctx.deallocations) == 0
+
+
+def test_module_attributes_and_names():
+    assert cuda.devicearray.DeviceNDArray is cuda.DeviceNDArray
+    assert cuda.devicearray.DeviceRecord is cuda.DeviceRecord
+    assert cuda.devices.get_context() is cuda.current_context()
+    assert cuda.cuda_error() is None and cuda.is_supported_version() is True
+    assert issubclass(cuda.CudaSupportError, ImportError)
+    a = np.zeros(3)
+    assert cuda.In(a).value is a and cuda.Out(a).value is a and cuda.InOut(a).value is a
+
+
+def test_copy_to_host_keeps_the_layout():
+    f = np.asfortranarray(np.arange(12.0).reshape(3, 4))
+    out = cuda.to_device(f).copy_to_host()
+    assert out.flags.f_contiguous and not out.flags.c_contiguous
+    np.testing.assert_array_equal(out, f)
+
+
+def test_like_functions_keep_numbas_strides():
+    base = np.zeros((4, 6, 8), dtype=np.float32)
+    for view in (base[:, ::2, :], base.transpose(2, 0, 1)[::2], base[::2].T, base[:, :, ::4]):
+        expect = np.empty_like(view).strides
+        d = cuda.device_array_like(view)
+        assert d.strides == expect, view.strides
+        d[...] = view + 1
+        np.testing.assert_array_equal(d.copy_to_host(), view + 1)
+        assert cuda.pinned_array_like(view).strides == expect
+        assert cuda.mapped_array_like(view).strides == expect
+    with pytest.raises(ValueError, match="strides"):
+        cuda.device_array((2, 3), strides=(8,))
+
+
+def _plugin(version):
+    class Plugin(cuda.HostOnlyCUDAMemoryManager):
+        def initialize(self):
+            pass
+
+        def memalloc(self, size):
+            return cuda.MemoryPointer(self.context, 0x1000, size, finalizer=lambda: None)
+
+        def get_memory_info(self):
+            return cuda.MemoryInfo(1, 2)
+
+        def get_ipc_handle(self, memory):
+            raise NotImplementedError
+
+        @property
+        def interface_version(self):
+            return version
+
+    return Plugin
+
+
+def test_emm_plugins_are_checked_and_not_called():
+    with pytest.warns(RuntimeWarning, match="does not call the memory manager .*Plugin"):
+        cuda.set_memory_manager(_plugin(1))
+    d = cuda.device_array(4)  # numpy memory, whatever the plugin
+    assert isinstance(d.copy_to_host(), np.ndarray)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(RuntimeError, match="version 1 required"):
+            cuda.set_memory_manager(_plugin(2))
+    assert issubclass(cuda.HostOnlyCUDAMemoryManager, cuda.BaseCUDAMemoryManager)
+    for cls in (cuda.MemoryPointer, cuda.MappedMemory, cuda.PinnedMemory):
+        freed = []
+        mem = cls(None, 0x2000, 16, finalizer=lambda: freed.append(1))
+        assert mem.size == 16
+        del mem
+        assert freed == [1]
+
+
+def test_ipc_needs_a_gpu():
+    d = cuda.to_device(np.arange(3))
+    with pytest.raises(cuda.NotAvailableInSimulator, match="IPC"):
+        d.get_ipc_handle()
+    with pytest.raises(cuda.NotAvailableInSimulator, match="IPC"):
+        with cuda.open_ipc_array(b"\0" * 64, 3, np.int64):
+            pass
+    with pytest.raises(cuda.NotAvailableInSimulator):
+        cuda.IpcHandle(None, b"\0" * 64, 8).open(cuda.current_context())
+    with pytest.raises(cuda.NotAvailableInSimulator):
+        cuda.HostOnlyCUDAMemoryManager.memhostalloc(None, 8)
