@@ -288,12 +288,9 @@ def mapped(*arylist, **kws):
 
 
 def alloc_free(alloc):
-    """Release a host registration/allocation now rather than at collection."""
-    fin = getattr(alloc, "_finalizer", None)
-    if fin is not None and fin.alive:
-        _obj, _func, args, _kwargs = fin.detach()
-        _ctx_ref, free, handle, _size = args
-        free(handle)
+    """Release a host registration/allocation now rather than at collection (whichever
+    memory manager made it)."""
+    alloc.free()
 
 
 @contextlib.contextmanager

@@ -213,6 +213,14 @@ class HostAllocation(PinnedMemory):
             fin.atexit = False
             self._finalizer = fin
 
+    def free(self):
+        """Release now (unregister or free at once, not deferred: a registration must be
+        lifted before the same memory can be pinned again)."""
+        if self._finalizer is not None and self._finalizer.alive:
+            _obj, _func, args, _kwargs = self._finalizer.detach()
+            _ctx_ref, free, handle, _size = args
+            free(handle)
+
 
 def host_array(allocation, shape, dtype, strides=None, order="C", cls=None):
     """A numpy array (``cls`` subclass, optional) over a HostAllocation; keeps it alive."""

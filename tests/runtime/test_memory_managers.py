@@ -603,3 +603,45 @@ def test_a_memory_manager_assigned_to_a_context_is_initialised_on_use(fake):
     e = cuda.device_array(2)
     assert e.device_pointer_value in fake.allocations
     assert cls.calls.count("initialize") == 1
+
+
+def test_a_full_plugin_provides_host_memory_too(fake):
+    """A BaseCUDAMemoryManager plugin with its own memhostalloc/mempin: pinned_array,
+    mapped_array and cuda.pinned use them (and release pins at once)."""
+    from numba import cuda
+    from numba_cuda.runtime import cudriver
+
+    calls = []
+
+    class Full(_plugin_classes()[0]):
+        def memhostalloc(self, size, mapped=False, portable=False, wc=False):
+            calls.append(("memhostalloc", size, mapped))
+            drv = cudriver.driver()
+            flags = drv.CU_MEMHOSTALLOC_DEVICEMAP if mapped else 0
+            _, ptr = drv.cuMemHostAlloc(size, flags)
+            fin = lambda: drv.cuMemFreeHost(ptr)  # noqa: E731
+            if mapped:
+                return cuda.MappedMemory(self.context, ptr, size, finalizer=fin)
+            return cuda.PinnedMemory(self.context, ptr, size, finalizer=fin)
+
+        def mempin(self, owner, pointer, size, mapped=False):
+            calls.append(("mempin", size, mapped))
+            drv = cudriver.driver()
+            drv.cuMemHostRegister(pointer, size, 0)
+            return cuda.PinnedMemory(self.context, pointer, size, owner=owner,
+                                     finalizer=lambda: drv.cuMemHostUnregister(pointer))
+
+    cuda.set_memory_manager(Full)
+    p = cuda.pinned_array(4, dtype=np.int32)
+    p[:] = 6
+    np.testing.assert_array_equal(cuda.to_device(p).copy_to_host(), [6] * 4)
+    m = cuda.mapped_array(2)
+    m[:] = 1.5
+    dev_ptr = m.__cuda_array_interface__["data"][0]
+    assert fake.read(dev_ptr, 16) == m.tobytes()
+    a = np.zeros(8)
+    with cuda.pinned(a):
+        assert len(fake._registered) == 1
+    assert not fake._registered  # released at once, not deferred
+    assert [c[0] for c in calls] == ["memhostalloc", "memhostalloc", "mempin"]
+    assert calls[1][2] is True
