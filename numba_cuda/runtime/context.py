@@ -51,6 +51,12 @@ class Context:
                 self._prepared = None
                 raise
 
+    @property
+    def referent(self):
+        """This context itself, also when reached through a ``weakref.proxy`` (which EMM
+        plugins written for Numba pass to ``MemoryPointer``)."""
+        return self
+
     # -- activation -----------------------------------------------------------------
     @contextlib.contextmanager
     def active(self):

@@ -42,6 +42,14 @@ def pointer_value(pointer):
                         f"CUdeviceptr or a ctypes.c_void_p)") from None
 
 
+def _context_itself(context):
+    """Plugins written for Numba pass ``weakref.proxy(ctx)``: keep the context itself, so that
+    identity checks (``mem.context is ctx``) and hashing work."""
+    if isinstance(context, (weakref.ProxyType, weakref.CallableProxyType)):
+        return getattr(context, "referent", context)
+    return context
+
+
 def _cu_device_pointer(address):
     from cuda.bindings.driver import CUdeviceptr
 
@@ -62,7 +70,7 @@ class MemoryPointer:
     __cuda_memory__ = True
 
     def __init__(self, context, pointer, size, owner=None, finalizer=None):
-        self.context = context
+        self.context = _context_itself(context)
         self.device_pointer = pointer
         self.handle = pointer
         self.device_pointer_value = pointer_value(pointer)
@@ -165,7 +173,7 @@ class PinnedMemory:
     """
 
     def __init__(self, context, pointer, size, owner=None, finalizer=None):
-        self.context = context
+        self.context = _context_itself(context)
         self.owned = owner
         self.size = int(size)
         self.host_pointer = pointer_value(pointer)

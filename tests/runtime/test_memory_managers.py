@@ -356,6 +356,14 @@ def test_a_numba_style_dummy_plugin_and_resetting_the_selection(fake):
     d1 = cuda.device_array_like(np.arange(10))
     assert mgr.allocations == {1: 80}
     assert "Dummy IPC handle for alloc 1" in d1.get_ipc_handle()._ipc_handle
+    assert d1.gpu_data.context is cuda.current_context()  # not the proxy it was given
+
+    @cuda.jit
+    def k(a):
+        a[0] = 1
+
+    k[1, 1](d1)  # the launch sees the array's memory in its own context
+    assert fake.launches[-1]["params"][4] == (1).to_bytes(8, "little")
     del d1
     assert mgr.allocations == {}
     assert cuda.current_context().get_memory_info() == (32, 64)
