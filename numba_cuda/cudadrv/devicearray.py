@@ -2,6 +2,8 @@
 
 import numpy as np
 
+from numba_cuda.runtime.array_layout import array_core  # noqa: F401
+from numba_cuda.runtime.array_layout import core_is_c_contiguous as is_contiguous  # noqa: F401
 from numba_cuda.runtime.devicearray import (  # noqa: F401
     DeviceNDArray,
     DeviceRecord,
@@ -35,6 +37,8 @@ def auto_device(obj, stream=0, copy=True, user_explicit=False):
         return obj, False
     if is_cuda_array(obj):
         return api.as_cuda_array(obj), False
+    if isinstance(obj, np.void):  # a record: a DeviceRecord, as in Numba
+        return api.to_device(obj, stream=stream, copy=copy), True
     return api.to_device(np.asarray(obj) if not isinstance(obj, np.ndarray) else obj,
                          stream=stream, copy=copy), True
 

@@ -29,6 +29,7 @@ from numba_cuda.runtime.memory_pointers import (  # noqa: F401
     MemoryPointer,
     PinnedMemory,
     device_extents,
+    device_memset,
 )
 from numba_cuda.runtime.context import Context  # noqa: F401
 from numba_cuda.runtime.devices import Device  # noqa: F401

@@ -399,6 +399,23 @@ class DeviceRecord(DeviceNDArray):
         if not (stream is None or stream == 0):
             stream.synchronize()  # the temporary host copy must outlive the transfer
 
+    def copy_to_host(self, ary=None, stream=0):
+        """The record as a 0-d host array, or copied into ``ary`` (a 0-d array, or a
+        ``numpy.void``/``numpy.record``, whose own bytes are overwritten as in Numba)."""
+        if not isinstance(ary, np.void):
+            return super().copy_to_host(ary, stream)
+        if ary.dtype != self.dtype:
+            raise TypeError(f"copy_to_host: the record has dtype {ary.dtype}, the device "
+                            f"record {self.dtype}")
+        stream = _stream_or(stream, self.stream)
+        # a void scalar's buffer is its own storage (or the array element it views)
+        address = np.frombuffer(memoryview(ary), np.uint8).__array_interface__["data"][0]
+        memcopy.memcpy_dtoh(address, self.gpu_data.device_pointer_value, self.dtype.itemsize,
+                            stream)
+        if not (stream is None or stream == 0):
+            stream.synchronize()
+        return ary
+
     def __reduce__(self):
         return _record_from_host_copy, (self.copy_to_host(),)
 

@@ -20,7 +20,7 @@ import ctypes
 import weakref
 
 __all__ = ["MemoryPointer", "AutoFreePointer", "PinnedMemory", "MappedMemory", "ManagedMemory",
-           "pointer_value", "device_extents"]
+           "pointer_value", "device_extents", "device_memset"]
 
 
 def pointer_value(pointer):
@@ -100,16 +100,7 @@ class MemoryPointer:
 
     def memset(self, byte, count=None, stream=0):
         """Set ``count`` bytes (default: all) to ``byte``; asynchronously on ``stream``."""
-        from numba_cuda.runtime import cudriver
-
-        count = self.size if count is None else int(count)
-        drv = cudriver.driver()
-        dst = drv.CUdeviceptr(self.device_pointer_value)
-        if stream:
-            handle = stream.handle if hasattr(stream, "handle") else drv.CUstream(int(stream))
-            cudriver.call(drv.cuMemsetD8Async, dst, int(byte), count, handle)
-        else:
-            cudriver.call(drv.cuMemsetD8, dst, int(byte), count)
+        device_memset(self, byte, self.size if count is None else count, stream)
 
     def view(self, start, stop=None):
         """The bytes ``[start, stop)`` of this memory; the view keeps this pointer alive."""
@@ -161,6 +152,10 @@ class ManagedMemory(AutoFreePointer):
 
         return np.asarray(self)
 
+    def __buffer__(self, flags):
+        """The bytes as a buffer (``numpy.ndarray(buffer=mem)``, Python 3.12 and newer)."""
+        return memoryview(self.as_bytes_array())
+
 
 class PinnedMemory:
     """Page-locked host memory (``memhostalloc`` without mapping, or ``mempin``).
@@ -199,6 +194,10 @@ class PinnedMemory:
 
         return np.asarray(self)
 
+    def __buffer__(self, flags):
+        """The bytes as a buffer (``numpy.ndarray(buffer=mem)``, Python 3.12 and newer)."""
+        return memoryview(self.as_bytes_array())
+
 
 class MappedMemory(AutoFreePointer):
     """Page-locked host memory mapped into the device's address space: ``host_pointer`` is
@@ -226,6 +225,10 @@ class MappedMemory(AutoFreePointer):
 
         return np.asarray(self)
 
+    def __buffer__(self, flags):
+        """The bytes as a buffer (``numpy.ndarray(buffer=mem)``, Python 3.12 and newer)."""
+        return memoryview(self.as_bytes_array())
+
 
 def device_extents(devmem):
     """``(begin, end)`` (binding ``CUdeviceptr`` values, end exclusive) of the whole driver
@@ -239,9 +242,26 @@ def device_extents(devmem):
 
 
 def _device_address(devmem):
-    if not getattr(devmem, "__cuda_memory__", False):
-        raise TypeError(f"{type(devmem).__name__} is not CUDA device memory")
     gpu_data = getattr(devmem, "gpu_data", None)
     if gpu_data is not None:  # a device array
-        devmem = gpu_data
-    return pointer_value(devmem.device_pointer_value)
+        return pointer_value(gpu_data.device_pointer_value)
+    if getattr(devmem, "__cuda_memory__", False):
+        return pointer_value(devmem.device_pointer_value)
+    desc = getattr(devmem, "__cuda_array_interface__", None)
+    if desc is not None:  # mapped and managed arrays, other libraries' arrays
+        return int(desc["data"][0])
+    raise TypeError(f"{type(devmem).__name__} is not CUDA device memory")
+
+
+def device_memset(dst, val, size, stream=0):
+    """Set ``size`` bytes of device memory ``dst`` (a pointer object or device array) to the
+    byte ``val``; asynchronously on ``stream`` (Numba's ``cudadrv.driver.device_memset``)."""
+    from numba_cuda.runtime import cudriver
+
+    drv = cudriver.driver()
+    address = drv.CUdeviceptr(_device_address(dst))
+    if stream:
+        handle = stream.handle if hasattr(stream, "handle") else drv.CUstream(int(stream))
+        cudriver.call(drv.cuMemsetD8Async, address, int(val), int(size), handle)
+    else:
+        cudriver.call(drv.cuMemsetD8, address, int(val), int(size))

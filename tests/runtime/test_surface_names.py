@@ -258,3 +258,50 @@ def test_copy_to_host_keeps_the_device_layout(fake):
     out = strided.copy_to_host()
     assert out.strides == strided.strides  # Numba returns the device array's strides
     np.testing.assert_array_equal(out, np.arange(24.0).reshape(4, 6)[:, ::2])
+
+
+def test_record_copies_and_auto_device(fake):
+    from numba import cuda, typeof
+    from numba.core import types
+
+    rec_t = np.dtype([("a", np.int32), ("b", np.float64)], align=True)
+    host = np.zeros(2, rec_t)
+    host[1] = (3, 1.5)
+    dev, converted = cuda.cudadrv.devicearray.auto_device(host[1])
+    assert converted and isinstance(dev, cuda.DeviceRecord)
+    assert isinstance(typeof(dev), types.Record)
+    target = np.zeros(1, rec_t)[0].copy()  # a numpy.void that owns its bytes
+    assert dev.copy_to_host(target) is target and target["a"] == 3 and target["b"] == 1.5
+    view = np.zeros(3, rec_t)
+    dev.copy_to_host(view[2])  # a void viewing an array element writes the array
+    assert view[2]["a"] == 3 and view[0]["a"] == 0
+
+
+def test_cudadrv_helpers(fake):
+    from numba import cuda
+
+    d = cuda.to_device(np.arange(8, dtype=np.uint8))
+    cuda.cudadrv.driver.device_memset(d, 0x5A, 4)
+    np.testing.assert_array_equal(d.copy_to_host(), [0x5A] * 4 + [4, 5, 6, 7])
+    d.gpu_data.memset(1, 2)
+    assert d.copy_to_host()[:3].tolist() == [1, 1, 0x5A]
+    devicearray = cuda.cudadrv.devicearray
+    b = np.broadcast_to(np.arange(3.0), (4, 3))
+    assert devicearray.array_core(b).shape == (3,) and devicearray.is_contiguous(b)
+    assert not devicearray.is_contiguous(np.zeros((4, 6))[:, ::2])
+    dev2 = cuda.to_device(np.zeros((4, 6)))
+    assert devicearray.is_contiguous(dev2) and not devicearray.is_contiguous(dev2[:, ::2])
+    assert devicearray.array_core(dev2).flags["C_CONTIGUOUS"]
+
+
+def test_host_memory_objects_are_buffers_and_memset_takes_mapped_arrays(fake):
+    from numba import cuda
+
+    ctx = cuda.current_context()
+    mem = ctx.memhostalloc(16, mapped=True)
+    view = np.frombuffer(mem.__buffer__(0), dtype=np.uint8)  # what numpy uses on 3.12+
+    view[:] = 3
+    assert bytes(np.asarray(mem)) == b"\x03" * 16
+    m = cuda.mapped_array(8, dtype=np.uint8)
+    cuda.cudadrv.driver.device_memset(m, 0x11, 8)
+    assert m.tolist() == [0x11] * 8
