@@ -2,8 +2,6 @@
 
 import numpy as np
 
-from numba_cuda.runtime.array_layout import array_core  # noqa: F401
-from numba_cuda.runtime.array_layout import core_is_c_contiguous as is_contiguous  # noqa: F401
 from numba_cuda.runtime.devicearray import (  # noqa: F401
     DeviceNDArray,
     DeviceRecord,

@@ -88,22 +88,3 @@ def is_contiguous(shape, strides, itemsize, order):
         expect *= extent
     return True
 
-
-def array_core(ary):
-    """The repeated core of a broadcast array (numpy or device): ``ary`` without its
-    stride-0 dimensions, whose contiguity then says whether it is one memory region."""
-    if not ary.strides or not ary.size:
-        return ary
-    return ary[tuple(0 if stride == 0 else slice(None) for stride in ary.strides)]
-
-
-def core_is_c_contiguous(ary):
-    """True when ``ary`` is C-contiguous, ignoring broadcast (stride 0) and extent-1
-    dimensions (Numba's ``devicearray.is_contiguous``)."""
-    size = ary.dtype.itemsize
-    for extent, stride in zip(reversed(ary.shape), reversed(ary.strides)):
-        if extent > 1 and stride != 0:
-            if size != stride:
-                return False
-            size *= extent
-    return True

@@ -285,13 +285,6 @@ def test_cudadrv_helpers(fake):
     np.testing.assert_array_equal(d.copy_to_host(), [0x5A] * 4 + [4, 5, 6, 7])
     d.gpu_data.memset(1, 2)
     assert d.copy_to_host()[:3].tolist() == [1, 1, 0x5A]
-    devicearray = cuda.cudadrv.devicearray
-    b = np.broadcast_to(np.arange(3.0), (4, 3))
-    assert devicearray.array_core(b).shape == (3,) and devicearray.is_contiguous(b)
-    assert not devicearray.is_contiguous(np.zeros((4, 6))[:, ::2])
-    dev2 = cuda.to_device(np.zeros((4, 6)))
-    assert devicearray.is_contiguous(dev2) and not devicearray.is_contiguous(dev2[:, ::2])
-    assert devicearray.array_core(dev2).flags["C_CONTIGUOUS"]
 
 
 def test_host_memory_objects_are_buffers_and_memset_takes_mapped_arrays(fake):
