@@ -101,4 +101,3 @@ def device_extents(devmem):
     from ..unavailable import not_available
 
     raise not_available("cudadrv.driver.device_extents")
->>>>>>> 784e2b7 (simulator: the same EMM/IPC names (plugins checked, not called, with a warning; IPC raises NotAvailableInSimulator), FakeCUDAContext with deallocations and a MemoryInfo get_memory_info, copy_to_host keeps F order, *_like keep Numba's strides, cuda.runtime/devicearray/devices/driver, cuda_error; not_available lives in simulator/unavailable (no dispatcher<->devicearray loop))
