@@ -4,6 +4,7 @@
 def test():
     """Print where each CUDA toolkit component was found (or why not); True if all were."""
     from numba_cuda.toolkit import COMPONENTS, get_toolkit
+    from numba_cuda.toolkit.layouts import OPTIONAL_COMPONENTS
 
     toolkit = get_toolkit()
     major = f"CUDA {toolkit.cuda_major}" if toolkit.cuda_major else "no CUDA toolkit"
@@ -19,7 +20,7 @@ def test():
             print(f"Finding {name} from {comp.source}\n\tLocated at {comp.path}{version}\n"
                   f"\tChecking {name} library... ok")
         else:
-            optional = name == "ptxas"
+            optional = name == "ptxas" or name in OPTIONAL_COMPONENTS
             ok = ok and optional
             print(f"Finding {name}\n\t{'(optional) ' if optional else ''}ERROR: {comp.error}")
     if getattr(toolkit, "fix", None) and not ok:

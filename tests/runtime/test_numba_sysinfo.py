@@ -40,4 +40,19 @@ def test_libs_test_prints_each_component(capsys):
     out = capsys.readouterr().out
     for name in ("nvvm", "libdevice", "nvrtc", "cudart", "nvjitlink"):
         assert f"Finding {name}" in out
-    assert ok is True  # the test venvs hold every component
+    assert ok is True  # the test venvs hold every required component
+
+
+def test_libs_test_does_not_fail_on_a_missing_optional_component(capsys, monkeypatch):
+    import dataclasses
+
+    from numba.cuda.cudadrv import libs
+
+    from numba_cuda import toolkit
+
+    real = toolkit.get_toolkit()
+    missing = dataclasses.replace(real.components["nvvm"], name="nvdisasm", path=None,
+                                  source=None, error="nvdisasm: not installed (test)")
+    monkeypatch.setitem(real.components, "nvdisasm", missing)
+    assert libs.test() is True
+    assert "(optional) ERROR: nvdisasm: not installed (test)" in capsys.readouterr().out
