@@ -24,29 +24,34 @@ ROOT = Path(__file__).resolve().parents[2]
 PYPROJECT = ROOT / "pyproject.toml"
 RECIPE = ROOT / "recipe" / "recipe.yaml"
 VARIANTS = ROOT / "conda_build_config.yaml"
-ENVIRONMENT = ROOT / "environment.yml"
+ENVIRONMENTS = {major: ROOT / f"environment-cuda{major}.yml" for major in (12, 13)}
 PIXI = ROOT / "pixi.toml"
 LOCK = ROOT / "lock"
 MAJORS = (12, 13)
 PLATFORMS = ("linux-64", "linux-aarch64", "win-64")
 
-# PyPI name -> conda-forge name.  The NVIDIA toolkit wheels map onto the conda
-# packages that ship the same files; on conda their version comes from the
-# cuda-version pin, not from a version on the package.
-TOOLKIT_PIP_TO_CONDA = {
-    "nvidia-cuda-nvcc-cu12": "cuda-nvcc-impl",
-    "nvidia-cuda-nvrtc-cu12": "cuda-nvrtc",
-    "nvidia-cuda-runtime-cu12": "cuda-cudart",
-    "nvidia-nvjitlink-cu12": "libnvjitlink",
-    "nvidia-cuda-nvcc": "cuda-nvcc-impl",
-    "nvidia-nvvm": "cuda-nvcc-impl",  # CUDA 13 splits NVVM into its own wheel; conda's cuda-nvcc-impl brings it
-    "nvidia-cuda-nvrtc": "cuda-nvrtc",
-    "nvidia-cuda-runtime": "cuda-cudart",
-    "nvidia-nvjitlink": "libnvjitlink",
-}
+# PyPI name -> conda-forge name.
 PIP_TO_CONDA = {
     "build": "python-build",
-    **TOOLKIT_PIP_TO_CONDA,
+    "py-rattler": "py-rattler",
+}
+# The toolkit comes from NVIDIA's cuda-toolkit metapackage, one release per
+# extra (cuda-toolkit[nvcc,...]==13.*).  On conda the release is the
+# cuda-version pin and each component is an unversioned package:
+TOOLKIT_METAPACKAGE = "cuda-toolkit"
+TOOLKIT_EXTRA_TO_CONDA = {
+    "nvcc": "cuda-nvcc-impl",
+    "nvvm": "cuda-nvcc-impl",  # CUDA 13 splits NVVM into its own wheel; conda's cuda-nvcc-impl brings it
+    "nvrtc": "cuda-nvrtc",
+    "cudart": "cuda-cudart",
+    "nvjitlink": "libnvjitlink",
+}
+# The component wheels that each extra installs (what `pip install .[cuNN]` must resolve to).
+TOOLKIT_WHEELS = {
+    12: {"nvcc": "nvidia-cuda-nvcc-cu12", "nvrtc": "nvidia-cuda-nvrtc-cu12",
+         "cudart": "nvidia-cuda-runtime-cu12", "nvjitlink": "nvidia-nvjitlink-cu12"},
+    13: {"nvcc": "nvidia-cuda-nvcc", "nvvm": "nvidia-nvvm", "nvrtc": "nvidia-cuda-nvrtc",
+         "cudart": "nvidia-cuda-runtime", "nvjitlink": "nvidia-nvjitlink"},
 }
 # On PyPI only: listed in environment.yml's pip section / pixi's pypi-dependencies.
 PIP_ONLY = {"py-rattler-build"}
@@ -94,38 +99,81 @@ def split_conda_spec(spec):
     return name.lower(), version.replace(" ", "")
 
 
+def _clauses(version):
+    """Comma-separated clauses as a set of PEP 440 clauses; ``N.*`` and ``==N.*`` -> ``>=N``, ``<N+1``."""
+    out = set()
+    for clause in filter(None, (c.strip() for c in version.replace(" ", "").split(","))):
+        star = re.fullmatch(r"(?:==)?(\d+)\.\*", clause)
+        if star:
+            major = int(star.group(1))
+            out |= {f">={major}", f"<{major + 1}"}
+        else:
+            out |= {str(s) for s in SpecifierSet(clause)}
+    return _tightest(out)
+
+
+def _tightest(clauses):
+    """Keep only the highest ``>=`` and the lowest ``<`` (``{">=12", ">=12.4"}`` -> ``{">=12.4"}``)."""
+    def pick(op, best):
+        found = [c for c in clauses if c.startswith(op) and not c.startswith(op + "=")] if op == "<" else \
+            [c for c in clauses if c.startswith(op)]
+        if not found:
+            return set()
+        key = lambda c: (Version(c[len(op):]), len(c))  # noqa: E731  equal versions: the longer spelling
+        return {best(found, key=key)}
+
+    def canonical(op, found):
+        # 13.0 and 13 are the same bound: spell it without trailing zeros.
+        (clause,) = found or [None]
+        if clause is None:
+            return set()
+        release = list(Version(clause[len(op):]).release)
+        while len(release) > 1 and release[-1] == 0:
+            release.pop()
+        return {op + ".".join(map(str, release))}
+
+    lower = canonical(">=", pick(">=", max))
+    upper = canonical("<", pick("<", lambda xs, key: min(xs, key=lambda c: (Version(c[1:]), -len(c)))))
+    rest = {c for c in clauses if not c.startswith(">=") and not (c.startswith("<") and not c.startswith("<="))}
+    return lower | upper | rest
+
+
 def conda_clauses(version):
-    """A conda version spec as a set of PEP 440 clauses (``"13.*"`` -> ``{">=13", "<14"}``)."""
+    """A conda version spec as a set of PEP 440 clauses (``">=12.4,12.*"`` -> ``{">=12.4", ">=12", "<13"}``)."""
     if not version or version == "*":
         return set()
-    star = re.fullmatch(r"(\d+)\.\*", version)
-    if star:
-        major = int(star.group(1))
-        return {f">={major}", f"<{major + 1}"}
-    return {str(s) for s in SpecifierSet(version)}
+    return _clauses(version)
 
 
 def pip_clauses(requirement):
-    return {str(s) for s in requirement.specifier}
+    return _clauses(str(requirement.specifier))
 
 
 def expected_conda_deps(major, groups=("run",)):
     """What a conda environment for ``major`` must pin, derived from pyproject.toml.
 
-    Returns ``{conda_name: set_of_clauses}``; toolkit packages map to an empty
-    set (their version is the cuda-version pin).  ``cuda-bindings`` takes its
-    range from the ``cuNN`` extra (narrower than the base dependency).
+    Returns ``{conda_name: set_of_clauses}``.  The ``cuNN`` extra's
+    ``cuda-toolkit[...]`` requirement becomes ``cuda-version`` with the same
+    range plus one unversioned package per component extra.
+    ``cuda-bindings`` takes its range from the ``cuNN`` extra (narrower than
+    the base dependency).
     """
     expected = {}
     for group in (*groups, f"cu{major}"):
         for req in requirements(group):
-            name = conda_name(req.name)
-            if req.name.lower() in TOOLKIT_PIP_TO_CONDA:
-                expected[name] = set()
+            if req.name.lower() == TOOLKIT_METAPACKAGE:
+                expected["cuda-version"] = pip_clauses(req)
+                for extra in req.extras:
+                    expected[TOOLKIT_EXTRA_TO_CONDA[extra]] = set()
             else:
-                expected[name] = pip_clauses(req)
-    expected["cuda-version"] = {f">={major}", f"<{major + 1}"}
+                expected[conda_name(req.name)] = pip_clauses(req)
     return expected
+
+
+def toolkit_requirement(major):
+    """The ``cuda-toolkit[...]`` requirement of the ``cuNN`` extra."""
+    (req,) = [r for r in requirements(f"cu{major}") if r.name.lower() == TOOLKIT_METAPACKAGE]
+    return req
 
 
 def load_yaml(path):

@@ -75,7 +75,7 @@ def test_sdist_contents(dist, deps):
         names = {n[len(top) + 1:] for n in tf.getnames() if n.startswith(top + "/")}
     for required in ("pyproject.toml", "README.md", "LICENSE", "numba_cuda_redirector.pth",
                      "_numba_cuda_redirector.py", "numba_cuda/__init__.py", "conda_build_config.yaml",
-                     "environment.yml", "pixi.toml", "recipe/recipe.yaml", "recipe/tests/check_install.py",
+                     "environment-cuda12.yml", "environment-cuda13.yml", "pixi.toml", "recipe/recipe.yaml", "recipe/tests/check_install.py",
                      "lock/virtual-packages.yml", "docs/conf.py", "docs/index.rst",
                      "scripts/build-dist", "scripts/modulefiles/numba-cuda.lua", "tests/conftest.py",
                      "tests/packaging/test_build_dist.py"):

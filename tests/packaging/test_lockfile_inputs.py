@@ -12,24 +12,38 @@ def _recipe_pins(rendered, deps, major):
 
 # ---- conda-lock -------------------------------------------------------------
 
+def _lock_commands(deps, *args):
+    import subprocess
+
+    out = subprocess.run(["bash", str(deps.ROOT / "scripts" / "lock"), "--print", *args],
+                         capture_output=True, text=True, check=True).stdout
+    return [line[2:].split() for line in out.splitlines() if line.startswith("+ ")]
+
+
+def test_lock_script_locks_each_environment_file_with_the_virtual_packages(deps):
+    """`bash scripts/lock` is the one command: one conda-lock call per major, from the committed inputs."""
+    commands = _lock_commands(deps, "conda-lock")
+    assert len(commands) == len(deps.MAJORS)
+    for major, cmd in zip(deps.MAJORS, commands):
+        assert cmd[:2] == ["conda-lock", "lock"]
+        args = dict(zip(cmd[2::2], cmd[3::2]))
+        assert (deps.ROOT / args["-f"]) == deps.ENVIRONMENTS[major]
+        assert (deps.ROOT / args["--virtual-package-spec"]) == deps.LOCK / "virtual-packages.yml"
+        assert args["--lockfile"] == f"lock/conda-lock-cuda{major}.yml"
+        platforms = [cmd[i + 1] for i, a in enumerate(cmd) if a == "-p"]
+        assert sorted(platforms) == sorted(deps.PLATFORMS)
+    assert _lock_commands(deps, "pixi") == [["pixi", "lock"]]
+    assert len(_lock_commands(deps)) == len(deps.MAJORS) + 1
+
+
 @pytest.mark.parametrize("major", [12, 13])
-def test_conda_lock_overlay_pins_match_recipe(rendered, deps, major):
-    overlay = deps.load_yaml(deps.LOCK / f"cuda{major}.yml")
-    assert overlay["channels"] == deps.load_yaml(deps.ENVIRONMENT)["channels"]
-    pins = {name: deps.conda_clauses(version) for name, version in map(deps.split_conda_spec, overlay["dependencies"])}
+def test_conda_lock_input_pins_match_recipe(rendered, deps, major):
+    env = deps.load_yaml(deps.ENVIRONMENTS[major])
+    pins = {name: deps.conda_clauses(version)
+            for name, version in map(deps.split_conda_spec, [d for d in env["dependencies"] if isinstance(d, str)])}
     _, run = _recipe_pins(rendered, deps, major)
-    assert pins == {"cuda-version": run["cuda-version"], "cuda-bindings": run["cuda-bindings"]}
-
-
-def test_conda_lock_overlay_overrides_every_major_pin_of_environment_yml(deps):
-    """The overlay must re-pin every package that environment.yml pins to a CUDA major."""
-    lines = deps.ENVIRONMENT.read_text().splitlines()
-    marked = [line.strip()[2:] for line in lines if line.strip().startswith("- ") and "# CUDA major" in line]
-    major_names = {deps.split_conda_spec(line)[0] for line in marked}
-    assert major_names == {"cuda-version", "cuda-bindings"}, marked
-    for major in deps.MAJORS:
-        overlay = deps.load_yaml(deps.LOCK / f"cuda{major}.yml")
-        assert {deps.split_conda_spec(d)[0] for d in overlay["dependencies"]} == major_names
+    assert pins["cuda-version"] == run["cuda-version"]
+    assert pins["cuda-bindings"] == run["cuda-bindings"]
 
 
 def test_virtual_packages_let_both_majors_solve(rendered, deps):

@@ -28,16 +28,34 @@ def test_run_requirements_match_pyproject(rendered, deps, major):
 
 
 @pytest.mark.parametrize("major", [12, 13])
-def test_pip_toolkit_wheels_stay_in_the_major(deps, major):
-    """The cuNN extra may only admit toolkit wheels of that major (the conda side pins cuda-version)."""
+def test_pip_toolkit_is_one_release_of_the_major(deps, major):
+    """The cuNN extra takes the toolkit from cuda-toolkit[...] of that major only.
+
+    The metapackage pins every component wheel to its own release, so the
+    extra installs one toolkit release; the conda side pins cuda-version to
+    the same range.
+    """
     reqs = deps.requirements(f"cu{major}")
-    toolkit = [r for r in reqs if r.name.lower() in deps.TOOLKIT_PIP_TO_CONDA]
-    # Every conda toolkit package the recipe needs has a pip counterpart.
-    assert {deps.conda_name(r.name) for r in toolkit} == {"cuda-nvcc-impl", "cuda-nvrtc", "cuda-cudart", "libnvjitlink"}
-    for r in toolkit + [r for r in reqs if r.name == "cuda-bindings"]:
+    assert not [r for r in reqs if r.name.lower().startswith("nvidia-")], \
+        "component wheels float independently: require them through cuda-toolkit[...]"
+    toolkit = deps.toolkit_requirement(major)
+    # Every conda toolkit package the recipe needs has a component extra.
+    assert {deps.TOOLKIT_EXTRA_TO_CONDA[e] for e in toolkit.extras} == {
+        "cuda-nvcc-impl", "cuda-nvrtc", "cuda-cudart", "libnvjitlink"}
+    assert set(toolkit.extras) == set(deps.TOOLKIT_WHEELS[major])
+    for r in (toolkit, *[r for r in reqs if r.name == "cuda-bindings"]):
         assert not r.specifier.contains(f"{major + 1}.0"), r
         assert not r.specifier.contains(f"{major - 1}.9"), r
         assert r.specifier.contains(f"{major}.9"), r
+
+
+def test_cuda12_floor_is_12_4_on_both_sides(rendered, deps):
+    """pip's cu12 extra and the conda CUDA 12 variant start at the same toolkit release."""
+    toolkit = deps.toolkit_requirement(12)
+    assert not toolkit.specifier.contains("12.3.2") and toolkit.specifier.contains("12.4.0")
+    run = _run(rendered, deps, 12)
+    assert ">=12.4" in run["cuda-version"]
+    assert not deps.version_satisfies("12.3", run["cuda-version"])
 
 
 def test_entry_points_match_project_scripts(rendered, deps):

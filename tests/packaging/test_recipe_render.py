@@ -26,7 +26,8 @@ def test_two_variants_one_per_major(rendered, platform):
         assert v["name"] == "numba-cuda"
         assert v["noarch"] == "python"
         major = v["variant"]["cuda_major_version"]
-        assert re.fullmatch(rf"cuda{major}_py_h[0-9a-f]{{7}}_0", v["build_string"]), v["build_string"]
+        number = 100 if major == "13" else 0
+        assert re.fullmatch(rf"cuda{major}_py_h[0-9a-f]{{7}}_{number}", v["build_string"]), v["build_string"]
     assert len({v["build_string"] for v in variants}) == 2
 
 
@@ -47,15 +48,17 @@ def _by_major(rendered):
 def test_run_requirements_pinned_to_the_major(rendered, deps, major):
     v = _by_major(rendered)[major]
     run = dict(deps.split_conda_spec(spec) for spec in v["run"])
-    assert run["cuda-version"] == f">={major},<{major + 1}"
+    assert run["cuda-version"] == (">=12.4,12.*" if major == 12 else ">=13.0,13.*")
     bindings = deps.conda_clauses(run["cuda-bindings"])
     assert f"<{major + 1}" in bindings
     (lower,) = [c for c in bindings if c.startswith(">=")]
     assert lower == f">={major}" or lower.startswith(f">={major}."), bindings
     for toolkit in ("cuda-nvcc-impl", "cuda-nvrtc", "cuda-cudart", "libnvjitlink"):
         assert run[toolkit] == "", f"{toolkit} must be unversioned (cuda-version pins it)"
-    for name in ("python", "numba", "numpy", "cuda-core", "packaging"):
+    for name in ("python", "numba", "llvmlite", "numpy"):
         assert name in run
+    # Declared but never imported by numba_cuda: dropped (docs/maintainers.rst).
+    assert "cuda-core" not in run and "packaging" not in run
     assert run["python"] == f">={deps.python_min()}"
     assert v["run_constraints"] == [f"__cuda >={major}"]
     # The CUDA-versioned requirements admit only this major.
@@ -80,6 +83,8 @@ def test_recipe_tests_section(rendered, deps):
     scripts = [line for t in tests if "script" in t for line in t["script"]]
     assert "numba-cuda sysinfo" in scripts
     assert any("check_install.py" in line for line in scripts)
+    # The python test runs on the oldest and the newest Python.
+    assert python_tests[0]["python_version"] == [f"{deps.python_min()}.*", "*"]
     files = [f for t in tests for f in t.get("files", {}).get("recipe", [])]
     assert files
     for f in files:
@@ -92,7 +97,7 @@ def test_about_and_maintainers(rendered, deps):
     assert about["license"] == deps.pyproject()["project"]["license"]
     assert about["license_file"] == ["LICENSE"]
     assert (deps.ROOT / "LICENSE").is_file()
-    assert about["summary"] and about["homepage"]
+    assert about["summary"] and about["homepage"] and about["repository"]
     assert recipe["extra"]["recipe-maintainers"]
 
 
