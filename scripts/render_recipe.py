@@ -8,7 +8,8 @@ the recipe.  Used by ``scripts/render-recipe`` and by the packaging tests
     python scripts/render_recipe.py                      # linux-64
     python scripts/render_recipe.py --platform win-64 --platform linux-aarch64
     python scripts/render_recipe.py --json
-    python scripts/render_recipe.py --staged-recipes dist/numba_cuda-0.1.0.tar.gz OUTDIR
+    python scripts/render_recipe.py --staged-recipes dist/numba_cuda-0.1.0.tar.gz OUTDIR \
+        --maintainer HANDLE --repository https://...
 
 ``--staged-recipes`` writes OUTDIR/recipe.yaml: the recipe with its
 ``source`` switched from the checkout to the PyPI sdist (url + sha256), which
@@ -29,6 +30,37 @@ ROOT = Path(__file__).resolve().parent.parent
 RECIPE = ROOT / "recipe" / "recipe.yaml"
 VARIANTS = ROOT / "conda_build_config.yaml"
 PLATFORMS = ("linux-64", "linux-aarch64", "win-64")
+# The oldest py-rattler-build with the Python API used below (pyproject.toml's test extra).
+RATTLER_BUILD_MIN = "0.58"
+RATTLER_BUILD_API = ("JinjaConfig", "PlatformConfig", "RenderConfig", "Stage0Recipe", "VariantConfig")
+# Placeholders in recipe/recipe.yaml that must be replaced before submission.
+MAINTAINER_PLACEHOLDER = "REPLACE-ME-maintainer-handle"
+REPOSITORY_PLACEHOLDER = "https://replace-me.invalid/numba-cuda"
+
+
+def _rattler_build():
+    """The ``rattler_build`` module; exits naming the problem: not installed, or too old."""
+    try:
+        import rattler_build
+    except ImportError as exc:
+        raise SystemExit(
+            f"py-rattler-build is not installed ({exc}); install it with "
+            f"'pip install \"py-rattler-build>={RATTLER_BUILD_MIN}\"' or 'pip install -e \".[test]\"'"
+        ) from exc
+    missing = [name for name in RATTLER_BUILD_API if not hasattr(rattler_build, name)]
+    if missing:
+        try:
+            from importlib.metadata import version
+
+            installed = version("py-rattler-build")
+        except Exception:  # pragma: no cover - metadata missing
+            installed = "unknown"
+        raise SystemExit(
+            f"py-rattler-build {installed} is installed but too old: it lacks {', '.join(missing)}; "
+            f"this script needs py-rattler-build>={RATTLER_BUILD_MIN} "
+            f"('pip install -U \"py-rattler-build>={RATTLER_BUILD_MIN}\"')"
+        )
+    return rattler_build
 
 
 def render(platform="linux-64", recipe=RECIPE, variants=VARIANTS):
@@ -38,13 +70,9 @@ def render(platform="linux-64", recipe=RECIPE, variants=VARIANTS):
     ``build_string``, ``noarch``, ``host``, ``run``, ``run_constraints`` and
     ``recipe`` (the whole rendered stage-1 recipe as a dict).
     """
-    try:
-        from rattler_build import JinjaConfig, PlatformConfig, RenderConfig, Stage0Recipe, VariantConfig
-    except ImportError as exc:
-        raise SystemExit(
-            f"py-rattler-build is not installed ({exc}); install it with "
-            f"'pip install py-rattler-build' or 'pip install -e \".[test]\"'"
-        ) from exc
+    rb = _rattler_build()
+    JinjaConfig, PlatformConfig, RenderConfig = rb.JinjaConfig, rb.PlatformConfig, rb.RenderConfig
+    Stage0Recipe, VariantConfig = rb.Stage0Recipe, rb.VariantConfig
     platform_config = PlatformConfig(target_platform=platform)
     variant_config = VariantConfig.from_conda_build_config(str(variants), JinjaConfig(platform=platform_config))
     rendered = Stage0Recipe.from_file(str(recipe)).render(variant_config, RenderConfig(platform=platform_config))
@@ -68,8 +96,23 @@ def render(platform="linux-64", recipe=RECIPE, variants=VARIANTS):
     return results
 
 
-def staged_recipe_text(sdist, recipe=RECIPE):
-    """The recipe with ``source: path: ..`` replaced by the sdist's url and sha256."""
+def staged_recipe_text(sdist, recipe=RECIPE, maintainers=(), repository=None):
+    """The recipe with ``source: path: ..`` replaced by the sdist's url and sha256.
+
+    ``maintainers`` (GitHub handles) replace the maintainer placeholder and
+    ``repository`` the repository placeholder; both are required, so that no
+    placeholder reaches staged-recipes.
+    """
+    if not maintainers:
+        raise SystemExit(f"the recipe lists the placeholder {MAINTAINER_PLACEHOLDER!r} as maintainer: "
+                         "pass --maintainer HANDLE (repeatable) with the conda-forge maintainers' GitHub handles")
+    if not repository or "replace-me" in repository.lower() or not re.fullmatch(r"https://[^\s/]+/\S+", repository):
+        raise SystemExit(f"the recipe's about.repository is the placeholder {REPOSITORY_PLACEHOLDER!r}: "
+                         "pass --repository https://... with the public repository URL")
+    for handle in maintainers:
+        if not re.fullmatch(r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:/[A-Za-z0-9-]+)?", handle) \
+                or "REPLACE-ME" in handle:
+            raise SystemExit(f"{handle!r} is not a GitHub handle")
     sdist = Path(sdist)
     match = re.fullmatch(r"numba_cuda-(.+)\.tar\.gz", sdist.name)
     if not match:
@@ -88,7 +131,11 @@ def staged_recipe_text(sdist, recipe=RECIPE):
     text, count = source.subn(new_source, text)
     if count != 1:
         raise SystemExit(f"could not find the 'source: path: ..' block in {recipe}")
-    return text
+    placeholder = f"    - {MAINTAINER_PLACEHOLDER}\n"
+    if text.count(placeholder) != 1 or text.count(REPOSITORY_PLACEHOLDER) != 1:
+        raise SystemExit(f"could not find the maintainer and repository placeholders in {recipe}")
+    text = text.replace(placeholder, "".join(f"    - {h}\n" for h in maintainers))
+    return text.replace(REPOSITORY_PLACEHOLDER, repository)
 
 
 def main(argv=None):
@@ -96,14 +143,17 @@ def main(argv=None):
     parser.add_argument("--platform", action="append", choices=PLATFORMS, help="target platform (repeatable)")
     parser.add_argument("--json", action="store_true", help="print the rendered variants as JSON")
     parser.add_argument("--staged-recipes", nargs=2, metavar=("SDIST", "OUTDIR"),
-                        help="write OUTDIR/recipe.yaml with the sdist as source")
+                        help="write OUTDIR/recipe.yaml with the sdist as source (needs --maintainer and --repository)")
+    parser.add_argument("--maintainer", action="append", default=[],
+                        help="with --staged-recipes: a maintainer's GitHub handle (repeatable)")
+    parser.add_argument("--repository", help="with --staged-recipes: the public repository URL (about.repository)")
     args = parser.parse_args(argv)
 
     if args.staged_recipes:
         sdist, outdir = args.staged_recipes
         os.makedirs(outdir, exist_ok=True)
         out = Path(outdir) / "recipe.yaml"
-        out.write_text(staged_recipe_text(sdist))
+        out.write_text(staged_recipe_text(sdist, maintainers=args.maintainer, repository=args.repository))
         (Path(outdir) / "conda_build_config.yaml").write_text(VARIANTS.read_text())
         (Path(outdir) / "tests").mkdir(exist_ok=True)
         (Path(outdir) / "tests" / "check_install.py").write_text((RECIPE.parent / "tests" / "check_install.py").read_text())

@@ -1,7 +1,7 @@
 """Check an installed numba-cuda: toolkit found, right CUDA major, PTX compiles.
 
 Used by the conda recipe's tests (``--source conda``) and by
-tests/packaging/test_wheel_install.py on fresh pip venvs (``--source pip``).
+tests/packaging/test_build_dist.py on a fresh pip venv (``--source pip``).
 Needs no GPU.  Exits non-zero with a message naming what is wrong.
 
     python check_install.py --source conda            # major from cuda-version in conda-meta

@@ -1,6 +1,7 @@
 """recipe/tests/check_install.py (run by the conda recipe and the wheel test) catches what it must."""
 
 import importlib.util
+import re
 from pathlib import Path
 
 import pytest
@@ -44,3 +45,12 @@ def test_conda_major_comes_from_cuda_version_record(check, tmp_path, monkeypatch
     (tmp_path / "conda-meta" / "cuda-version-12.9-h5_3.json").write_text('{"name": "cuda-version", "version": "12.9"}')
     monkeypatch.setattr(check.sys, "prefix", str(tmp_path))
     assert check.conda_cuda_major() == 12
+
+
+def test_files_the_script_names_exist():
+    """The docstring names who runs it; every repository file it names must exist."""
+    root = SCRIPT.parents[2]
+    named = set(re.findall(r"\b(?:tests|recipe|scripts)/[\w/.-]+\.py\b", SCRIPT.read_text()))
+    assert named
+    for path in named:
+        assert (root / path).is_file(), f"check_install.py names {path}, which does not exist"

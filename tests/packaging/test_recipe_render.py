@@ -109,7 +109,8 @@ def test_staged_recipes_variant_renders_with_sdist_source(deps, tmp_path):
     sdist = tmp_path / f"numba_cuda-{deps.package_version()}.tar.gz"
     sdist.write_bytes(b"not really an sdist")
     outdir = tmp_path / "staged"
-    assert module.main(["--staged-recipes", str(sdist), str(outdir)]) == 0
+    assert module.main(["--staged-recipes", str(sdist), str(outdir), "--maintainer", "alice",
+                        "--maintainer", "conda-forge/cuda-python", "--repository", "https://git.example.org/numba-cuda"]) == 0
     variants = module.render("linux-64", recipe=outdir / "recipe.yaml", variants=outdir / "conda_build_config.yaml")
     assert len(variants) == 2
     (source,) = variants[0]["recipe"]["source"]
@@ -118,6 +119,34 @@ def test_staged_recipes_variant_renders_with_sdist_source(deps, tmp_path):
         source["url"], list
     ) else source["url"].endswith(f"numba_cuda-{deps.package_version()}.tar.gz")
     assert (outdir / "tests" / "check_install.py").is_file()
+    recipe = variants[0]["recipe"]
+    assert recipe["extra"]["recipe-maintainers"] == ["alice", "conda-forge/cuda-python"]
+    assert recipe["about"]["repository"] == "https://git.example.org/numba-cuda"
+    assert "REPLACE-ME" not in (outdir / "recipe.yaml").read_text()
+
+
+def test_recipe_marks_its_placeholders(rendered, deps):
+    """No maintainer or repository URL is known yet: the recipe says so, in a form the script replaces."""
+    module = deps.load_script("render_recipe")
+    recipe = rendered["linux-64"][0]["recipe"]
+    assert recipe["extra"]["recipe-maintainers"] == [module.MAINTAINER_PLACEHOLDER]
+    assert recipe["about"]["repository"] == module.REPOSITORY_PLACEHOLDER
+    assert module.REPOSITORY_PLACEHOLDER.split("/")[2].endswith(".invalid")  # RFC 2606: never a real host
+
+
+@pytest.mark.parametrize("extra, match", [
+    ([], "--maintainer"),
+    (["--maintainer", "alice"], "--repository"),
+    (["--maintainer", "alice", "--repository", "https://replace-me.invalid/numba-cuda"], "--repository"),
+    (["--maintainer", "REPLACE-ME-maintainer-handle", "--repository", "https://x.org/y"], "GitHub handle"),
+])
+def test_staged_recipes_refuses_to_keep_a_placeholder(deps, tmp_path, extra, match):
+    module = deps.load_script("render_recipe")
+    sdist = tmp_path / f"numba_cuda-{deps.package_version()}.tar.gz"
+    sdist.write_bytes(b"x")
+    with pytest.raises(SystemExit, match=match):
+        module.main(["--staged-recipes", str(sdist), str(tmp_path / "out"), *extra])
+    assert not (tmp_path / "out" / "recipe.yaml").exists()
 
 
 def test_staged_recipes_refuses_a_version_mismatch(deps, tmp_path):
@@ -125,4 +154,25 @@ def test_staged_recipes_refuses_a_version_mismatch(deps, tmp_path):
     sdist = tmp_path / "numba_cuda-99.0.0.tar.gz"
     sdist.write_bytes(b"x")
     with pytest.raises(SystemExit, match="99.0.0"):
-        module.main(["--staged-recipes", str(sdist), str(tmp_path / "out")])
+        module.main(["--staged-recipes", str(sdist), str(tmp_path / "out"),
+                     "--maintainer", "alice", "--repository", "https://x.org/y"])
+
+
+def test_too_old_py_rattler_build_is_not_reported_as_missing(deps, monkeypatch):
+    """An old py-rattler-build (before 0.58: no Stage0Recipe ...) is named as too old, with the floor."""
+    import sys
+    import types
+
+    module = deps.load_script("render_recipe")
+    monkeypatch.setitem(sys.modules, "rattler_build", types.ModuleType("rattler_build"))
+    with pytest.raises(SystemExit) as excinfo:
+        module.render("linux-64")
+    message = str(excinfo.value)
+    assert "too old" in message and "not installed" not in message
+    assert f">={module.RATTLER_BUILD_MIN}" in message and "Stage0Recipe" in message
+
+
+def test_render_floor_matches_the_test_extra(deps):
+    module = deps.load_script("render_recipe")
+    (req,) = [r for r in deps.requirements("test") if r.name == "py-rattler-build"]
+    assert str(req.specifier) == f">={module.RATTLER_BUILD_MIN}"
