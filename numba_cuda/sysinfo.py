@@ -9,6 +9,9 @@ as a one-line error inside the report.
     {"target": "numba-cuda" | "numba-builtin",   # what `numba.cuda` resolves to
      "version": str,                              # that target's version
      "redirected": bool,                          # numba.cuda is numba_cuda
+     "implementation": str|null,                  # numba.cuda.implementation
+     "simulator": bool,                           # NUMBA_ENABLE_CUDASIM is on: kernels run
+                                                  # in the simulator, not on a GPU
      "python": str, "executable": str, "platform": str,
      "packages": {"numba": str|null, "llvmlite": ..., "numpy": ...,
                   "cuda-bindings": ..., "cuda-core": ..., "cuda-pathfinder": ...},
@@ -77,12 +80,18 @@ def _target(report):
     except Exception as exc:  # noqa: BLE001
         report["errors"].append(f"import numba.cuda failed: {_one_line(exc)}")
         return
+    report["implementation"] = getattr(module, "implementation", None)
     if module is numba_cuda:
-        report.update(target="numba-cuda", version=numba_cuda.__version__, redirected=True)
+        report.update(target="numba-cuda", version=numba_cuda.__version__, redirected=True,
+                      simulator=bool(numba_cuda.USE_SIMULATOR))
     else:
         import numba
 
         report["version"] = getattr(numba, "__version__", None)
+        # Numba's built-in target reads the same variable (numba.core.config).
+        from numba.core import config
+
+        report["simulator"] = bool(getattr(config, "ENABLE_CUDASIM", False))
 
 
 def _toolkit(report, load):
@@ -120,6 +129,7 @@ def collect(load=True):
     """The whole report as a dict (the ``--json`` object).  Never raises."""
     report = {
         "target": None, "version": None, "redirected": False,
+        "implementation": None, "simulator": False,
         "python": sys.version.split()[0], "executable": sys.executable,
         "platform": f"{platform.system()}-{platform.machine()}",
         "packages": {},
@@ -161,6 +171,9 @@ def render(report):
     rows = [
         ("CUDA target", f"{_dash(report.get('target'))} {_dash(report.get('version'))}"
                         f"  (numba.cuda -> numba_cuda: {redirected})"),
+        ("Simulator", "ACTIVE (NUMBA_ENABLE_CUDASIM=1): kernels run in the Python simulator, "
+                      "not on a GPU; the toolkit and driver below are not used"
+                      if report.get("simulator") else "off"),
         ("Python", f"{report.get('python')}  {report.get('executable')}"),
         ("Platform", report.get("platform")),
     ]

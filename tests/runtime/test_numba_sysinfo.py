@@ -56,3 +56,47 @@ def test_libs_test_does_not_fail_on_a_missing_optional_component(capsys, monkeyp
     monkeypatch.setitem(real.components, "nvdisasm", missing)
     assert libs.test() is True
     assert "(optional) ERROR: nvdisasm: not installed (test)" in capsys.readouterr().out
+
+
+def test_numba_sysinfo_reports_driver_runtime_and_libraries_with_a_driver(monkeypatch):
+    """What ``numba -s`` prints on a GPU machine, here on the fake driver: no ``?``/``None``."""
+    from numba.misc import numba_sysinfo as ns
+
+    from tests.runtime.fake_driver import FakeDriver
+
+    FakeDriver(ndevices=1).install(monkeypatch)
+    info = ns.get_sysinfo()
+    assert info[ns._cu_target_impl] == "numba-cuda"
+    assert info[ns._cu_dev_init] is True
+    major, minor = info[ns._cu_drv_ver].split(".")
+    assert int(major) in (12, 13)
+    assert info[ns._cu_rt_ver].split(".")[0] in ("12", "13")
+    assert "Found 1 CUDA devices" in info[ns._cu_detect_out]
+    libs = info[ns._cu_lib_test]
+    assert libs.startswith("Toolkit: CUDA ")
+    for name in ("nvvm", "libdevice", "nvrtc", "cudart", "nvjitlink"):
+        assert f"Finding {name} from " in libs
+    # only optional components (nvdisasm: no CUDA 12 wheel) may be missing
+    assert all("(optional)" in line for line in libs.splitlines() if "ERROR" in line), libs
+    assert info[ns._cu_nvidia_bindings_used] is True
+
+
+@pytest.mark.slow
+def test_numba_s_under_the_simulator_probes_without_errors():
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+    proc = subprocess.run([sys.executable, "-m", "numba", "-s"], capture_output=True, text=True,
+                          env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "Probing CUDA failed" not in proc.stdout, proc.stdout[-3000:]
+    assert "CUDA Target Implementation" in proc.stdout and "numba-cuda (simulator)" in proc.stdout
+    libs = proc.stdout.split("CUDA Libraries Test Output:", 1)[1].split("__", 1)[0]
+    assert "simulator" in libs and "None" not in libs
+
+
+def test_simulator_cudadrv_submodules_resolve_as_attributes():
+    import importlib
+
+    sim = importlib.import_module("numba_cuda.simulator.cudadrv")
+    for name in ("libs", "driver", "runtime", "devices", "error", "nvvm", "devicearray"):
+        assert getattr(sim, name).__name__ == f"numba_cuda.simulator.cudadrv.{name}"
+    assert callable(sim.libs.test)

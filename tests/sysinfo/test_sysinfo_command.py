@@ -260,3 +260,29 @@ def test_collect_never_raises_when_a_section_fails(monkeypatch):
     assert any(e == "driver: RuntimeError: driver exploded" for e in report["errors"])
     assert report["toolkit"]["components"]
     assert "Errors while collecting" in si.render(report)
+
+
+def test_simulator_off_is_reported(clean_env):
+    report = sysinfo_json(clean_env)
+    assert report["simulator"] is False
+    assert report["implementation"] == "numba-cuda"
+    table = sysinfo(clean_env).stdout
+    (row,) = [line for line in table.splitlines() if line.strip().startswith("Simulator")]
+    assert row.split()[-1] == "off"
+
+
+def test_simulator_active_is_reported_in_json_and_table(clean_env):
+    env = dict(clean_env, NUMBA_ENABLE_CUDASIM="1")
+    report = sysinfo_json(env)
+    assert report["simulator"] is True
+    assert report["implementation"] == "numba-cuda (simulator)"
+    table = sysinfo(env).stdout
+    (row,) = [line for line in table.splitlines() if line.strip().startswith("Simulator")]
+    assert "ACTIVE" in row and "NUMBA_ENABLE_CUDASIM=1" in row
+
+
+def test_simulator_of_the_builtin_target_is_reported(clean_env):
+    env = dict(clean_env, NUMBA_ENABLE_CUDASIM="1", NUMBA_CUDA_REDIRECT="0")
+    report = sysinfo_json(env)
+    assert report["target"] == "numba-builtin"
+    assert report["simulator"] is True
