@@ -65,7 +65,7 @@ def test_run_requirements_pinned_to_the_major(rendered, deps, major):
     for spec in v["run"]:
         name, version = deps.split_conda_spec(spec)
         if name in ("cuda-version", "cuda-bindings"):
-            assert deps.version_satisfies(f"{major}.9", deps.conda_clauses(version)), spec
+            assert deps.version_satisfies(f"{major}.9.9", deps.conda_clauses(version)), spec
             assert not deps.version_satisfies(f"{major + 1}.0", deps.conda_clauses(version)), spec
             assert not deps.version_satisfies(f"{major - 1}.9", deps.conda_clauses(version)), spec
 

@@ -64,8 +64,9 @@ def _stand_ins():
             for pkg in ("cuda-nvcc-impl", "cuda-nvrtc", "cuda-cudart", "libnvjitlink"):
                 recs.append(_record(pkg, f"{mm}.0", build=f"h{major}{minor}_0",
                                     depends=[f"cuda-version >={mm},<{major}.{minor + 1}"]))
-        bindings = "12.9.0" if major == 12 else "13.0.0"
-        recs.append(_record("cuda-bindings", bindings, depends=["python", f"cuda-version >={major},<{major + 1}"]))
+        # The first release of each major needs a driver for NVVM; the floors exclude it.
+        for bindings in (("12.9.0", "12.9.3") if major == 12 else ("13.0.0", "13.0.2")):
+            recs.append(_record("cuda-bindings", bindings, depends=["python", f"cuda-version >={major},<{major + 1}"]))
     return recs
 
 
@@ -118,6 +119,7 @@ def test_solver_picks_the_variant_the_driver_allows(channel, cuda, expected):
     major = expected[len("cuda"):]
     assert str(solution["cuda-version"].version).split(".")[0] == major
     # Every toolkit package comes from the same release (cuda-version's minor).
+    assert str(solution["cuda-bindings"].version) == ("12.9.3" if major == "12" else "13.0.2")
     minor = str(solution["cuda-version"].version)
     for pkg in ("cuda-nvcc-impl", "cuda-nvrtc", "cuda-cudart", "libnvjitlink"):
         assert str(solution[pkg].version).startswith(minor + "."), (pkg, solution[pkg].version, minor)
