@@ -29,8 +29,35 @@ version = release = _version
 
 extensions = [
     "sphinx.ext.doctest",
+    "sphinx.ext.intersphinx",
     "cuda_api",
 ]
+
+# Links into the Python, NumPy, Numba and cuda-python documentation.  The
+# inventories are fetched over the network, which CI and the test machines do
+# not have, and a failed fetch is a warning (an error under -W).  So they are
+# used only where the network is known to be there: on Read the Docs (which
+# sets READTHEDOCS=True) or when NUMBA_CUDA_DOCS_INTERSPHINX=1.  Elsewhere the
+# mapping is empty and cross-references such as :class:`numpy.ndarray` render
+# as plain text; NUMBA_CUDA_DOCS_INTERSPHINX=0 turns the links off on Read the
+# Docs too.  tests/docs/test_docs.py checks both settings.
+INTERSPHINX_TARGETS = {
+    "python": ("https://docs.python.org/3", None),
+    "numpy": ("https://numpy.org/doc/stable", None),
+    "numba": ("https://numba.readthedocs.io/en/stable", None),
+    "cuda-bindings": ("https://nvidia.github.io/cuda-python/cuda-bindings/latest", None),
+}
+
+
+def _intersphinx_enabled(environ=os.environ):
+    switch = environ.get("NUMBA_CUDA_DOCS_INTERSPHINX", "").strip()
+    if switch:
+        return switch not in ("0", "false", "no", "off")
+    return environ.get("READTHEDOCS", "") == "True"
+
+
+intersphinx_mapping = dict(INTERSPHINX_TARGETS) if _intersphinx_enabled() else {}
+intersphinx_timeout = 10
 
 root_doc = "index"
 exclude_patterns = ["_build"]

@@ -52,7 +52,9 @@ def test_html_builds_without_warnings(html_build):
     for page in ("index", "toolkit", "migration", "api", "cuda-array-interface", "changelog", "maintainers",
                  "install/conda", "install/pip", "install/hpc-modules", "install/lockfiles", "install/source",
                  "user/kernels", "user/memory", "user/streams", "user/simulator", "user/caching",
-                 "user/linking", "user/multi-gpu", "user/external-memory"):
+                 "user/linking", "user/multi-gpu", "user/external-memory", "user/devices",
+                 "user/random", "user/fastmath", "user/intrinsics", "user/python-support",
+                 "user/compatibility", "user/faq", "user/examples", "user/environment-variables"):
         assert (outdir / f"{page}.html").is_file(), page
 
 
@@ -156,3 +158,97 @@ def test_multi_gpu_page_names_the_example_and_its_api():
                 "enable_peer_access", "cuMemcpyPeer", "NUMBA_CUDA_MEMORY_MANAGER",
                 "__cuda_array_interface__", "CUDA_VISIBLE_DEVICES"):
         assert api in text, api
+
+
+# ---- intersphinx and Read the Docs ------------------------------------------
+
+def _conf(**environ):
+    """docs/conf.py evaluated with ``environ`` as the whole environment."""
+    import runpy
+    from unittest import mock
+
+    with mock.patch.dict(os.environ, environ, clear=True):
+        return runpy.run_path(str(DOCS / "conf.py"))
+
+
+def test_intersphinx_is_off_without_a_known_network():
+    """Offline builds (CI, these machines) never try to fetch inventories."""
+    conf = _conf()
+    assert "sphinx.ext.intersphinx" in conf["extensions"]
+    assert conf["intersphinx_mapping"] == {}
+
+
+@pytest.mark.parametrize("environ", [{"READTHEDOCS": "True"}, {"NUMBA_CUDA_DOCS_INTERSPHINX": "1"}])
+def test_intersphinx_links_python_numpy_numba_and_cuda_python_where_online(environ):
+    mapping = _conf(**environ)["intersphinx_mapping"]
+    assert set(mapping) == {"python", "numpy", "numba", "cuda-bindings"}
+    for url, inventory in mapping.values():
+        assert url.startswith("https://") and inventory is None
+
+
+def test_intersphinx_switch_overrides_read_the_docs():
+    assert _conf(READTHEDOCS="True", NUMBA_CUDA_DOCS_INTERSPHINX="0")["intersphinx_mapping"] == {}
+
+
+def test_read_the_docs_config():
+    import tomllib
+
+    import yaml
+
+    config = yaml.safe_load((ROOT / ".readthedocs.yaml").read_text())
+    assert config["version"] == 2
+    assert (ROOT / config["sphinx"]["configuration"]) == DOCS / "conf.py"
+    assert config["sphinx"]["fail_on_warning"] is True
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    (install,) = config["python"]["install"]
+    assert install["path"] == "." and install["extra_requirements"] == ["docs"]
+    assert any(r.startswith("sphinx") for r in project["optional-dependencies"]["docs"])
+    python = tuple(int(x) for x in config["build"]["tools"]["python"].split("."))
+    floor = tuple(int(x) for x in project["requires-python"].lstrip(">=").split("."))
+    assert python >= floor
+    assert project["urls"]["Documentation"].endswith(".readthedocs.io")
+
+
+# ---- the reference pages agree with the code -----------------------------------
+
+def test_intrinsics_page_names_every_kernel_language_function_and_atomic():
+    exports = importlib.import_module("numba_cuda._exports")
+    text = _rst("user/intrinsics.rst")
+    vector_types = set(exports._VECTOR_TYPES)
+    for name in exports.KERNEL_LANGUAGE:
+        if name in vector_types:
+            continue
+        assert f"cuda.{name}" in text, name
+    atomics = importlib.import_module("numba_cuda.lang.atomics")
+    for op in (*atomics.OPERATIONS, "cas", "compare_and_swap"):
+        assert f"``{op}``" in text or f"``{op}(" in text, op
+
+
+def test_fastmath_page_matches_the_compiler():
+    pipeline = importlib.import_module("numba_cuda.compiler.pipeline")
+    mathfuncs = importlib.import_module("numba_cuda.lang.mathfuncs")
+    text = _rst("user/fastmath.rst")
+    fast = pipeline.CompileOptions(fastmath=True).nvvm_options()
+    flags = [o for o in fast if o not in pipeline.CompileOptions().nvvm_options()]
+    assert flags and f"``{' '.join(flags)}``" in text
+    for flag in flags:
+        assert f"``{flag}``" in text, flag
+    for base in mathfuncs.FAST_FLOAT32:
+        assert f"``math.{base}``" in text, base
+
+
+def test_compatibility_page_lists_the_ptx_isa_table():
+    ptx_compat = importlib.import_module("numba_cuda.runtime.ptx_compat")
+    text = (DOCS / "user" / "compatibility.rst").read_text()
+    for (major, minor), (isa_major, isa_minor) in ptx_compat.PTX_ISA_BY_CUDA.items():
+        if major >= 12:
+            assert re.search(rf"^{major}\.{minor} +{isa_major}\.{isa_minor}$", text, re.M), (major, minor)
+    assert "CUDA_ERROR_UNSUPPORTED_PTX_VERSION" in text and "LinkerError" in text
+
+
+def test_faq_names_every_implementation_string():
+    text = _rst("user/faq.rst")
+    import numba_cuda
+
+    for value in (numba_cuda.implementation, "numba-cuda (simulator)", "NVIDIA", "Built-in"):
+        assert f'``"{value}"``' in text, value

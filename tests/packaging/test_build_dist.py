@@ -91,8 +91,7 @@ def _run(cmd, **kwargs):
 def _other_major_names(deps, major):
     """Distributions that only the other major's extra installs."""
     other = 25 - major
-    mine = {r.name.lower() for r in deps.requirements(f"cu{major}")}
-    return {r.name.lower() for r in deps.requirements(f"cu{other}")} - mine
+    return set(deps.TOOLKIT_WHEELS[other].values()) - set(deps.TOOLKIT_WHEELS[major].values())
 
 
 def test_wheel_installs_with_the_extra_of_this_major(dist, deps, fake_conda, tmp_path):

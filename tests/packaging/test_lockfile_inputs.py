@@ -108,3 +108,19 @@ def test_pixi_environment_has_every_dependency(rendered, deps, major):
     expected["pip"] = set()
     assert conda == expected
     assert pypi["numba-cuda"] == {"path": ".", "editable": True}
+
+
+def test_lockfiles_page_shows_the_pixi_feature_as_it_is(deps):
+    """docs/install/lockfiles.rst quotes pixi.toml's cu12 feature: it must be the real one."""
+    text = (deps.ROOT / "docs" / "install" / "lockfiles.rst").read_text()
+    feature = deps.load_toml(deps.PIXI)["feature"]["cu12"]
+    for name, spec in feature["dependencies"].items():
+        assert f'{name} = "{spec}"' in text, name
+    assert f'cuda = "{feature["system-requirements"]["cuda"]}"' in text
+
+
+def test_lockfiles_page_and_readme_say_where_lockfiles_are_made(deps):
+    for path in (deps.ROOT / "docs" / "install" / "lockfiles.rst", deps.LOCK / "README.md"):
+        text = " ".join(path.read_text().split())
+        assert "machine that reaches conda-forge" in text, path
+        assert "bash scripts/lock" in text, path
