@@ -56,7 +56,7 @@ def _stand_ins():
         _record("llvmlite", "0.50.0", depends=["python"]),
         _record("numpy", "2.3.0", depends=["python"]),
     ]
-    for major, minors in ((12, (2, 4, 8, 9)), (13, (0, 1))):
+    for major, minors in ((12, (4, 6, 8, 9)), (13, (0, 1))):
         for minor in minors:
             mm = f"{major}.{minor}"
             recs.append(_record("cuda-version", mm, noarch="generic",
@@ -135,10 +135,10 @@ def test_cuda13_variant_is_not_installable_on_a_cuda12_driver(channel):
         _solve(channel, ["numba-cuda", "cuda-version 13.*"], cuda="12.9")
 
 
-def test_cuda12_variant_refuses_cuda_12_before_12_4(channel):
-    """cuda-version >=12.4 (the pip extras' floor): 12.0-12.3 toolkits do not solve."""
+def test_cuda12_variant_refuses_cuda_12_before_12_8(channel):
+    """cuda-version >=12.8 (the pip extras' floor): older CUDA 12 toolkits do not solve."""
     with pytest.raises(SolverError, match="cuda-version|numba-cuda"):
-        _solve(channel, ["numba-cuda", "cuda-version <12.4"], cuda="12.9")
+        _solve(channel, ["numba-cuda", "cuda-version <12.8"], cuda="12.9")
 
 
 def test_build_number_offset_is_what_prefers_cuda13(rendered):

@@ -69,7 +69,7 @@ def test_extra_resolves_to_one_release(deps, major, tmp_path):
     proc = subprocess.run(
         [sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--quiet",
          "--report", str(report), f"{ROOT}[cu{major}]"],
-        capture_output=True, text=True, timeout=600)
+        capture_output=True, text=True, encoding="utf-8", errors="replace", timeout=600)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     installed = {item["metadata"]["name"].lower(): item["metadata"]["version"]
                  for item in json.loads(report.read_text())["install"]}

@@ -71,12 +71,20 @@ def binding_cuda_version():
     return int(major) * 1000 + int(minor) * 10
 
 
+def _no_driver_library(exc):
+    """The exception a binding raises when libcuda cannot be loaded: cuda-pathfinder's
+    DynamicLibNotFoundError (cuda-bindings 12.9.4+/13.x), a RuntimeError "Failed to dlopen
+    libcuda.so.1" from older 12.9 releases."""
+    return type(exc).__name__ == "DynamicLibNotFoundError" or (
+        isinstance(exc, RuntimeError) and "dlopen" in str(exc) and "libcuda" in str(exc))
+
+
 def _probe_real_binding():
     """True when calling the real binding is safe (it cannot reach a driver)."""
     try:
         _real.cuDriverGetVersion()
     except Exception as exc:  # noqa: BLE001
-        return type(exc).__name__ == "DynamicLibNotFoundError"
+        return _no_driver_library(exc)
     return False
 
 
@@ -91,7 +99,7 @@ def _check_types(name, args):
     except TypeError:
         raise
     except Exception as exc:  # noqa: BLE001 - converted fine, then no library
-        if type(exc).__name__ != "DynamicLibNotFoundError":
+        if not _no_driver_library(exc):
             raise
 
 
