@@ -379,7 +379,26 @@ def from_dlpack(obj):
         raise TypeError(
             f"{type(obj).__name__} cannot be imported through DLPack in the simulator, which "
             f"reads host memory only: {exc}") from exc
+    if not ary.flags.writeable:
+        ary = _writable_producer_view(obj, ary)
     return DeviceNDArray(ary)
+
+
+def _writable_producer_view(obj, ary):
+    """``ary`` (imported read-only) or the producer's own writable view of the same memory.
+
+    NumPy before 2.3 imports every DLPack capsule read-only, even from a writable producer.
+    A producer that also exposes its host memory through the array interface or the buffer
+    protocol (NumPy arrays do) gives a writable view when it is writable itself; it is used
+    only if it is exactly the same memory, shape and strides.
+    """
+    try:
+        view = np.asarray(obj)
+    except Exception:  # noqa: BLE001 - not a host array: keep what DLPack gave
+        return ary
+    same = (view.__array_interface__["data"][0] == ary.__array_interface__["data"][0]
+            and view.shape == ary.shape and view.strides == ary.strides and view.dtype == ary.dtype)
+    return view if same and view.flags.writeable else ary
 
 
 def kernel_view(obj):

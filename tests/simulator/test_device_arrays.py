@@ -263,3 +263,22 @@ def test_from_dlpack_refuses_what_numpy_cannot_read():
 
     with pytest.raises(TypeError, match="DLPack in the simulator"):
         sim.from_dlpack(object())
+
+
+def test_dlpack_import_uses_the_producers_view_only_for_the_same_writable_memory():
+    """NumPy < 2.3 imports DLPack read-only; the simulator then uses the producer's own view,
+    but only when it is the same memory and writable itself."""
+    import numpy as np
+
+    from numba_cuda.simulator.devicearray import _writable_producer_view
+
+    base = np.arange(6.0)
+    imported = base.view()
+    imported.flags.writeable = False
+    assert _writable_producer_view(base, imported) is base
+    assert _writable_producer_view(np.arange(6.0), imported) is imported      # other memory
+    assert _writable_producer_view(base[::2], imported) is imported            # other layout
+    read_only = base.view()
+    read_only.flags.writeable = False
+    assert _writable_producer_view(read_only, imported) is imported            # producer read-only
+    assert _writable_producer_view(object(), imported) is imported             # no host view
