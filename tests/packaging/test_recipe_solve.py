@@ -56,7 +56,7 @@ def _stand_ins():
         _record("llvmlite", "0.50.0", depends=["python"]),
         _record("numpy", "2.3.0", depends=["python"]),
     ]
-    for major, minors in ((12, (4, 6, 8, 9)), (13, (0, 1))):
+    for major, minors in ((12, (4, 6, 8, 9)), (13, (0, 1, 2))):
         for minor in minors:
             mm = f"{major}.{minor}"
             recs.append(_record("cuda-version", mm, noarch="generic",
