@@ -53,7 +53,7 @@ TOOLKIT_WHEELS = {
     13: {"nvcc": "nvidia-cuda-nvcc", "nvvm": "nvidia-nvvm", "nvrtc": "nvidia-cuda-nvrtc",
          "cudart": "nvidia-cuda-runtime", "nvjitlink": "nvidia-nvjitlink"},
 }
-# On PyPI only: listed in environment.yml's pip section / pixi's pypi-dependencies.
+# On PyPI only: listed in the environment files' pip section / pixi's pypi-dependencies.
 PIP_ONLY = {"py-rattler-build"}
 
 

@@ -89,7 +89,7 @@ def test_pixi_feature_matches_recipe(rendered, deps, major):
 
 @pytest.mark.parametrize("major", [12, 13])
 def test_pixi_environment_has_every_dependency(rendered, deps, major):
-    """Base dependencies + cuNN + test + docs features == pyproject's, as in environment.yml."""
+    """Base dependencies + cuNN + test + docs features == pyproject's, as in the environment files."""
     pixi = deps.load_toml(deps.PIXI)
     features = pixi["environments"][f"cu{major}"]["features"]
     conda, pypi = {}, {}
