@@ -49,13 +49,13 @@ def test_pip_toolkit_is_one_release_of_the_major(deps, major):
         assert r.specifier.contains(f"{major}.9.9"), r
 
 
-def test_cuda12_floor_is_12_8_on_both_sides(rendered, deps):
+def test_cuda12_floor_is_12_9_on_both_sides(rendered, deps):
     """pip's cu12 extra and the conda CUDA 12 variant start at the same toolkit release."""
     toolkit = deps.toolkit_requirement(12)
-    assert not toolkit.specifier.contains("12.6.3") and toolkit.specifier.contains("12.8.0")
+    assert not toolkit.specifier.contains("12.8.1") and toolkit.specifier.contains("12.9.0")
     run = _run(rendered, deps, 12)
-    assert ">=12.8" in run["cuda-version"]
-    assert not deps.version_satisfies("12.6", run["cuda-version"])
+    assert ">=12.9" in run["cuda-version"]
+    assert not deps.version_satisfies("12.8", run["cuda-version"])
 
 
 def test_entry_points_match_project_scripts(rendered, deps):

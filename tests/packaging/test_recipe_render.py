@@ -48,7 +48,7 @@ def _by_major(rendered):
 def test_run_requirements_pinned_to_the_major(rendered, deps, major):
     v = _by_major(rendered)[major]
     run = dict(deps.split_conda_spec(spec) for spec in v["run"])
-    assert run["cuda-version"] == (">=12.8,12.*" if major == 12 else ">=13.1,13.*")
+    assert run["cuda-version"] == (">=12.9,12.*" if major == 12 else ">=13.1,13.*")
     bindings = deps.conda_clauses(run["cuda-bindings"])
     assert f"<{major + 1}" in bindings
     (lower,) = [c for c in bindings if c.startswith(">=")]

@@ -135,10 +135,10 @@ def test_cuda13_variant_is_not_installable_on_a_cuda12_driver(channel):
         _solve(channel, ["numba-cuda", "cuda-version 13.*"], cuda="12.9")
 
 
-def test_cuda12_variant_refuses_cuda_12_before_12_8(channel):
-    """cuda-version >=12.8 (the pip extras' floor): older CUDA 12 toolkits do not solve."""
+def test_cuda12_variant_refuses_cuda_12_before_12_9(channel):
+    """cuda-version >=12.9 (the pip extras' floor): older CUDA 12 toolkits do not solve."""
     with pytest.raises(SolverError, match="cuda-version|numba-cuda"):
-        _solve(channel, ["numba-cuda", "cuda-version <12.8"], cuda="12.9")
+        _solve(channel, ["numba-cuda", "cuda-version <12.9"], cuda="12.9")
 
 
 def test_build_number_offset_is_what_prefers_cuda13(rendered):
