@@ -13,10 +13,11 @@ NB = {"int32": int32, "uint32": uint32, "int64": int64, "uint64": uint64,
 
 
 def has_atom(body, instruction):
-    """``atom.global.add.f32`` also matches ``atom.relaxed.gpu.global.add.f32`` (or ``.sys``), the
-    spelling libNVVM's modern reader (compute_100 and newer) emits for the same relaxed atomics."""
+    """``atom.global.add.f32`` also matches ``atom.relaxed.gpu.global.add.f32`` (or ``.sys``, or no
+    scope: ``atom.relaxed.global.cas.b32`` from libNVVM 13.1), the spellings libNVVM's modern reader
+    (compute_100 and newer) emits for the same relaxed atomics."""
     head, rest = instruction.split(".", 1)
-    return re.search(rf"{head}\.(?:relaxed\.(?:gpu|sys)\.)?{re.escape(rest)}\b", body) is not None
+    return re.search(rf"{head}\.(?:relaxed\.(?:(?:gpu|sys)\.)?)?{re.escape(rest)}\b", body) is not None
 
 
 def _kernel(opname):

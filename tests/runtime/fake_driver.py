@@ -64,11 +64,23 @@ DEVICE_BASE = 0xD000_0000_0000
 
 
 def binding_cuda_version():
-    """The CUDA version of the installed bindings as the driver reports one (13050)."""
+    """The CUDA version the fake driver reports by default, as the driver reports one (13050):
+    that of the installed bindings, or of the toolkit's NVVM when it is newer (cuda-bindings
+    13.0.2 with a CUDA 13.1 toolkit, as in the lowest-versions job), since a real driver older
+    than the toolkit would need nvJitLink, which most tests stub out.  Tests of older drivers
+    pass ``version=``."""
     import cuda.bindings
 
     major, minor = cuda.bindings.__version__.split(".")[:2]
-    return int(major) * 1000 + int(minor) * 10
+    version = int(major) * 1000 + int(minor) * 10
+    try:
+        from numba_cuda.toolkit import get_toolkit
+
+        nvvm = get_toolkit().components.get("nvvm")
+        t_major, t_minor = (int(x) for x in str(nvvm.version).split(".")[:2])
+    except Exception:  # noqa: BLE001 - no toolkit or no version: the bindings' version
+        return version
+    return max(version, t_major * 1000 + t_minor * 10)
 
 
 def _no_driver_library(exc):
