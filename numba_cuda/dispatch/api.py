@@ -22,12 +22,12 @@ def _is_signature(obj):
 
 
 _JIT_OPTIONS = ("device", "inline", "link", "debug", "opt", "lineinfo", "fastmath", "max_registers",
-                "cache", "boundscheck", "lto")
+                "cache", "boundscheck", "lto", "extensions")
 
 
 def jit(func_or_sig=None, *, device=False, inline="never", link=(), debug=None, opt=None,
         lineinfo=False, cache=False, fastmath=False, max_registers=None, boundscheck=None,
-        lto=False, **kws):
+        lto=False, extensions=None, **kws):
     """Compile a Python function for the GPU, lazily (per argument types at launch) or eagerly
     for one or several signatures.
 
@@ -39,7 +39,8 @@ def jit(func_or_sig=None, *, device=False, inline="never", link=(), debug=None, 
     raised in a launch (``IndexError``, ``AssertionError`` ...) is raised on the host after the
     kernel completes, naming the thread and block.  ``lto=True``: the kernel is compiled to
     LTO-IR and linked with its ``link=`` files by nvJitLink with link-time optimisation when
-    it is loaded.
+    it is loaded.  ``extensions``: Numba's kernel extensions (objects with
+    ``prepare_args(ty, val, stream=, retr=)``), also reachable as ``kernel.extensions``.
     """
     unknown = set(kws) - set(NUMBA_INTERNAL_OPTIONS)
     if unknown:
@@ -55,7 +56,8 @@ def jit(func_or_sig=None, *, device=False, inline="never", link=(), debug=None, 
         debug = bool(getattr(config, "CUDA_DEBUGINFO_DEFAULT", 0)) or None
     options = {"device": device, "inline": inline, "link": list(link), "debug": debug, "opt": opt,
                "lineinfo": lineinfo, "fastmath": fastmath, "max_registers": max_registers,
-               "cache": cache, "boundscheck": boundscheck, "lto": lto}
+               "cache": cache, "boundscheck": boundscheck, "lto": lto,
+               "extensions": list(extensions or ())}
 
     def decorate(func, sigs=None):
         if isinstance(func, CUDADispatcher):

@@ -192,6 +192,10 @@ class CUDADispatcher(Dispatcher):
         user = {k: targetoptions.pop(k) for k in list(targetoptions)
                 if k in ("debug", "lineinfo", "fastmath", "opt", "inline", "max_registers",
                          "boundscheck", "lto")}
+        #: Numba's kernel extensions: objects whose ``prepare_args(ty, val, stream=, retr=)``
+        #: may replace each argument (and its type) before a launch; ``retr`` collects
+        #: callables run after it (copies back)
+        self.extensions = list(targetoptions.pop("extensions", None) or ())
         cache = targetoptions.pop("cache", False)
         if not isinstance(cache, int) and type(cache).__name__ != "bool_":
             raise ValueError(f"cache must be True or False, not {cache!r}")
@@ -371,6 +375,8 @@ class CUDADispatcher(Dispatcher):
     def launch(self, args, griddim, blockdim, stream=0, sharedmem=0):
         # Fast path: arguments whose Numba types are known without typeof (device arrays,
         # Python and NumPy scalars) find the kernel already loaded in the current context.
+        if self.extensions:
+            return self._launch_with_extensions(args, griddim, blockdim, stream, sharedmem)
         key = _fast_type_key(args)
         if key is not None:
             plans = self._launch_plans.get(_current_context())
@@ -397,6 +403,27 @@ class CUDADispatcher(Dispatcher):
             self._launch_plans.setdefault(context, {})[key] = (loaded, tuple(argtypes))
         return loaded.launch(griddim, blockdim, stream, sharedmem, tuple(prepared))
 
+    def _launch_with_extensions(self, args, griddim, blockdim, stream, sharedmem):
+        """Numba's extension protocol: each argument's ``(type, value)`` passes through every
+        extension's ``prepare_args`` (last added first, as in Numba) before it is launched;
+        the ``retr`` callables they leave run after the launch."""
+        retr = []
+        prepared = []
+        for value in args:
+            value, ty = self.typeof_argument(value)
+            for extension in reversed(self.extensions):
+                ty, value = extension.prepare_args(ty, value, stream=stream, retr=retr)
+            prepared.append(value)
+        kernel = self.kernel_for([self.typeof_argument(v)[1] for v in prepared])
+        from ..runtime.launch import load_kernel
+
+        context = _current_context()
+        loaded = load_kernel(kernel.image(tuple(context.device.compute_capability)), context)
+        state = loaded.launch(griddim, blockdim, stream, sharedmem, tuple(prepared))
+        for writeback in retr:
+            writeback()
+        return state
+
     def specialize(self, *args):
         """A dispatcher compiled only for the types of ``args`` (no further compilation)."""
         argtypes = tuple(self.typeof_argument(a)[1] for a in args)
@@ -417,7 +444,8 @@ class CUDADispatcher(Dispatcher):
         return {"device": self.device, "link": self.link, "cache": self._kernel_cache.enabled,
                 "debug": o.debug, "lineinfo": o.lineinfo,
                 "fastmath": o.fastmath, "opt": o.opt, "inline": o.inline,
-                "max_registers": o.max_registers, "boundscheck": o.boundscheck, "lto": o.lto}
+                "max_registers": o.max_registers, "boundscheck": o.boundscheck, "lto": o.lto,
+                "extensions": list(self.extensions)}
 
     # ---- inspection -------------------------------------------------------------------
     def _select(self, signature):

@@ -295,6 +295,11 @@ class SimKernel(_SimFunction):
 
     def _launch(self, grid, block, stream, sharedmem, args):
         self._check_arity(args)
+        retr = []
+        if self.extensions:  # Numba's protocol; the simulator has no types to give: None
+            args = [functools.reduce(
+                lambda ty_val, ext: ext.prepare_args(*ty_val, stream=stream, retr=retr),
+                reversed(self.extensions), (None, a))[1] for a in args]
         kargs = tuple(_kernel_arg(a) for a in self._convert_scalars(args))
         mode, variant = self._get_plan()
         with np.errstate(**_errstate(self.targetoptions)):
@@ -312,6 +317,8 @@ class SimKernel(_SimFunction):
                 scheduler.run_cooperative(variant.fn, grid, block, sharedmem, kargs,
                                           threaded=(mode == "threads"),
                                           grid_sync=variant.uses_grid_sync)
+        for writeback in retr:
+            writeback()
 
 
 class _Launcher:
