@@ -42,16 +42,28 @@ def _target_name(fullname):
 
 
 class _AliasLoader:
-    """Loader whose module *is* an already-imported ``numba_cuda`` module."""
+    """Loader whose module *is* an already-imported ``numba_cuda`` module.
+
+    The import system stamps the alias spec (name ``numba.cuda``) onto the
+    module it loads; :meth:`exec_module` puts the module's own spec back, so
+    that ``importlib.reload(numba.cuda)`` (which reloads by ``__spec__.name``)
+    re-executes ``numba_cuda`` through its real loader, and the alias entry in
+    ``sys.modules`` stays where it is.
+    """
 
     def __init__(self, module):
         self._module = module
+        self._own_spec = getattr(module, "__spec__", None)
 
     def create_module(self, spec):
         return self._module
 
     def exec_module(self, module):
-        pass
+        if self._own_spec is not None and getattr(module, "__spec__", None) is not self._own_spec:
+            try:
+                module.__spec__ = self._own_spec
+            except AttributeError:
+                pass
 
 
 class NumbaCudaRedirector:
@@ -86,8 +98,9 @@ class NumbaCudaRedirector:
         # numba_cuda may have registered itself under ``fullname`` while it was
         # being imported (alias_existing).  Leave the entry to the import system:
         # if it is present, importlib re-executes the module's *own* spec and
-        # creates a second copy of it.
-        if sys.modules.get(fullname) is module:
+        # creates a second copy of it.  Not during a reload (``target`` is the
+        # module being reloaded): the import system needs the entry then.
+        if target is None and sys.modules.get(fullname) is module:
             del sys.modules[fullname]
         spec = importlib.util.spec_from_loader(
             fullname, _AliasLoader(module), is_package=hasattr(module, "__path__")

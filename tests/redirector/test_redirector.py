@@ -205,6 +205,35 @@ def test_without_pth_processing_importing_numba_cuda_installs_the_alias():
     assert out == {"pth_ran": False, "same": True, "sub": True}
 
 
+@pytest.mark.parametrize("which", ["numba.cuda", "numba_cuda", "numba.cuda.errors"])
+def test_reload_keeps_the_alias_and_re_executes_the_module(which):
+    # The checkout's redirector, installed as the .pth would (python -S: no .pth
+    # of the venv runs, so the file under test is this checkout's).
+    site_dir = sysconfig.get_paths()["purelib"]
+    out = run_json(
+        f"""
+        import sys, json, importlib
+        sys.path[:0] = [{str(REPO)!r}, {site_dir!r}]
+        import _numba_cuda_redirector
+        assert _numba_cuda_redirector.__file__.startswith({str(REPO)!r})
+        _numba_cuda_redirector.install()
+        import numba.cuda, numba_cuda, numba.cuda.errors
+        mod = sys.modules[{which!r}]
+        mod._reload_marker = 1
+        again = importlib.reload(mod)
+        print(json.dumps({{
+            "same": again is mod,
+            "re_executed": hasattr(numba_cuda, "jit") and "numba.cuda" in sys.modules,
+            "aliases": sys.modules["numba.cuda"] is sys.modules["numba_cuda"]
+                and sys.modules["numba.cuda.errors"] is sys.modules["numba_cuda.errors"],
+            "spec": numba_cuda.__spec__.name,
+        }}))
+        """,
+        "-S",
+    )
+    assert out == {"same": True, "re_executed": True, "aliases": True, "spec": "numba_cuda"}
+
+
 @pytest.mark.slow
 def test_pip_install_target_without_pth(tmp_path):
     """``pip install --target`` puts the .pth in a directory that is not a site
