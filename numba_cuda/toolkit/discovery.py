@@ -14,6 +14,8 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, Optional, Sequence
 
+from numba_cuda.errors import ToolkitError
+
 from . import layouts
 from .layouts import COMPONENTS, DESCRIPTIONS, OPTIONAL_COMPONENTS
 from .metadata import MetadataCache, header_version, major_of
@@ -100,7 +102,9 @@ def _read_loader_cache():
     failures = []
     for exe in ("ldconfig", "/sbin/ldconfig", "/usr/sbin/ldconfig"):
         try:
-            proc = subprocess.run([exe, "-p"], capture_output=True, text=True, timeout=10)
+            # paths are bytes: undecodable ones survive as surrogates (as os.listdir gives them)
+            proc = subprocess.run([exe, "-p"], capture_output=True, timeout=10,
+                                  encoding=sys.getfilesystemencoding(), errors="surrogateescape")
         except (OSError, subprocess.SubprocessError) as exc:
             failures.append(f"{exe}: {exc}")
             continue
@@ -555,7 +559,27 @@ def _fix_major(toolkit_major, env):
 
 
 def discover(env):
-    """Run the search in ``env`` and return a :class:`Toolkit`.  Never raises."""
+    """Run the search in ``env`` and return a :class:`Toolkit`.  Never raises but
+    :class:`ToolkitError` (for a failure of the search itself, which is a bug:
+    unreadable files are skipped and reported in the toolkit's warnings)."""
+    try:
+        return _discover(env)
+    except ToolkitError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - the search must never leak another exception
+        import traceback
+
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        err = ToolkitError(
+            f"CUDA toolkit discovery failed: {type(exc).__name__}: {exc} (at "
+            f"{os.path.basename(where.filename)}:{where.lineno}). This is a bug in numba-cuda; "
+            "please report it with the output of `numba-cuda sysinfo --explain`. "
+            f"{DISABLE_VARIABLE} can skip the source that triggers it.")
+        err.cause = exc
+        raise err from None
+
+
+def _discover(env):
     notes = []
     sources = build_sources(env, notes)
     tried = {name: [] for name in COMPONENTS}
@@ -635,6 +659,7 @@ def discover(env):
         notes.append(f"the installed cuda-bindings is for CUDA {env.bindings_major}, but the "
                      f"toolkit found is CUDA {major}; install matching versions "
                      f"({fix_command(environment_kind(env), major)})")
+    notes.extend(p for p in env.metadata.problems if p not in notes)
     kind = environment_kind(env)
     fix = fix_command(kind, _fix_major(major, env))
     tk = Toolkit(cuda_major=major if decider else None, source=decider.kind if decider else None,

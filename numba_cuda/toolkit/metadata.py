@@ -10,7 +10,11 @@ Read from what the installers leave behind, never by loading a library:
   shipped inside the tree, the ``CUDART_VERSION`` in ``cuda_runtime_api.h``,
   and finally the folder name (``cuda-13.0``, ``v12.4``).
 
-One :class:`MetadataCache` lives for one discovery run.
+One :class:`MetadataCache` lives for one discovery run.  A file that cannot
+be read as what it should be (not UTF-8, not JSON, a JSON of another shape) is
+skipped, never raised: the file and the reason land in
+:attr:`MetadataCache.problems`, which discovery reports as warnings (shown by
+``numba-cuda sysinfo`` and ``--explain``).
 """
 
 import json
@@ -52,11 +56,48 @@ def _lookup(index, path):
     return index.get(_norm(path)) or index.get(os.path.normcase(os.path.realpath(path)))
 
 
+#: What :meth:`MetadataCache._read` returns for a file it could not read.
+UNREADABLE = object()
+
+
+def _reason(exc):
+    if isinstance(exc, UnicodeDecodeError):
+        return f"it is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start})"
+    if isinstance(exc, ValueError):
+        return f"it is not valid JSON ({exc})"
+    return exc.strerror or str(exc)
+
+
 class MetadataCache:
     def __init__(self):
         self._conda = {}
         self._dist = {}
         self._root = {}
+        #: "could not read <file>: <why>; skipped" for every metadata file skipped.
+        self.problems = []
+
+    def _skip(self, path, why):
+        note = f"could not read {path}: {why}; skipped"
+        if note not in self.problems:
+            self.problems.append(note)
+
+    def _read(self, path, as_json=False, missing_ok=True):
+        """The text (or parsed JSON) of ``path``; :data:`UNREADABLE`, with a problem
+        noted, when it cannot be read (a missing file is no problem when ``missing_ok``)."""
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read()
+            text = data.decode("utf-8")
+            return json.loads(text) if as_json else text
+        except FileNotFoundError:
+            if not missing_ok:
+                self._skip(path, "it does not exist")
+            return UNREADABLE
+        except NotADirectoryError:
+            return UNREADABLE
+        except (OSError, ValueError) as exc:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+            self._skip(path, _reason(exc))
+            return UNREADABLE
 
     # ---- conda ---------------------------------------------------------------
     def conda_index(self, prefix):
@@ -72,16 +113,25 @@ class MetadataCache:
         for name in names:
             if not name.endswith(".json") or not name.startswith(_CONDA_PREFIXES):
                 continue
-            try:
-                with open(os.path.join(meta, name), encoding="utf-8") as fh:
-                    record = json.load(fh)
-            except (OSError, ValueError):
+            path = os.path.join(meta, name)
+            record = self._read(path, as_json=True)
+            if record is UNREADABLE:
                 continue
-            pkg, version = record.get("name"), record.get("version")
-            if not pkg or not version:
+            if not isinstance(record, dict):
+                self._skip(path, f"a conda-meta record is a JSON object, not {type(record).__name__}")
                 continue
-            for rel in record.get("files") or ():
-                index[_norm(os.path.join(prefix, *str(rel).split("/")))] = (pkg, str(version))
+            pkg, version, files = record.get("name"), record.get("version"), record.get("files")
+            if not isinstance(pkg, str) or not isinstance(version, (str, int, float)) \
+                    or not pkg or version == "":
+                self._skip(path, "its \"name\" and \"version\" are not both non-empty strings")
+                continue
+            if files is None:
+                files = []
+            if not isinstance(files, list) or not all(isinstance(rel, str) for rel in files):
+                self._skip(path, "its \"files\" is not a list of paths")
+                continue
+            for rel in files:
+                index[_norm(os.path.join(prefix, *rel.split("/")))] = (pkg, str(version))
         self._conda[prefix] = index
         return index
 
@@ -117,12 +167,10 @@ class MetadataCache:
             m = _DIST_INFO.match(name)
             if not m or not name.lower().startswith("nvidia"):
                 continue
-            record = os.path.join(site_dir, name, "RECORD")
-            try:
-                with open(record, encoding="utf-8") as fh:
-                    lines = fh.read().splitlines()
-            except OSError:
+            text = self._read(os.path.join(site_dir, name, "RECORD"))
+            if text is UNREADABLE:
                 continue
+            lines = text.splitlines()
             owner = (m.group("name"), m.group("version"))
             for line in lines:
                 rel = line.split(",", 1)[0]
@@ -146,20 +194,17 @@ class MetadataCache:
         if root in self._root:
             return self._root[root]
         info = {"version_json": {}, "version_txt": None, "by_basename": {}}
-        try:
-            with open(os.path.join(root, "version.json"), encoding="utf-8") as fh:
-                data = json.load(fh)
-            if isinstance(data, dict):
-                info["version_json"] = data
-        except (OSError, ValueError):
-            pass
-        try:
-            with open(os.path.join(root, "version.txt"), encoding="utf-8") as fh:
-                m = re.search(r"CUDA Version\s+(\d[\d.]*)", fh.read())
+        path = os.path.join(root, "version.json")
+        data = self._read(path, as_json=True)
+        if isinstance(data, dict):
+            info["version_json"] = data
+        elif data is not UNREADABLE:
+            self._skip(path, f"it is a JSON {type(data).__name__}, not an object")
+        text = self._read(os.path.join(root, "version.txt"))
+        if text is not UNREADABLE:
+            m = re.search(r"CUDA Version\s+(\d[\d.]*)", text)
             if m:
                 info["version_txt"] = m.group(1)
-        except OSError:
-            pass
         # Some installs carry the wheels' dist-info records inside the tree
         # (``<root>/dist-info/nvidia_nvvm-13.0.88.dist-info``); their RECORD
         # paths do not match the tree, so they are matched by file name.
@@ -172,15 +217,14 @@ class MetadataCache:
                 m = _DIST_INFO.match(name)
                 if not m or not name.lower().startswith("nvidia"):
                     continue
-                try:
-                    with open(os.path.join(holder, name, "RECORD"), encoding="utf-8") as fh:
-                        for line in fh.read().splitlines():
-                            rel = line.split(",", 1)[0]
-                            if rel and not rel.endswith("/") and ".dist-info/" not in rel:
-                                base = rel.rsplit("/", 1)[-1]
-                                info["by_basename"].setdefault(base, (m.group("name"), m.group("version")))
-                except OSError:
+                text = self._read(os.path.join(holder, name, "RECORD"))
+                if text is UNREADABLE:
                     continue
+                for line in text.splitlines():
+                    rel = line.split(",", 1)[0]
+                    if rel and not rel.endswith("/") and ".dist-info/" not in rel:
+                        base = rel.rsplit("/", 1)[-1]
+                        info["by_basename"].setdefault(base, (m.group("name"), m.group("version")))
         self._root[root] = info
         return info
 
