@@ -66,7 +66,7 @@ def _raw_variant(pyfunc, yields):
     """The function as written, reading the thread dynamically.  When it might
     meet other threads, the kernel runs in the OS-thread mode."""
 
-    def run(_ctx, *args, **kwargs):
+    def run(_ctx, /, *args, **kwargs):  # positional-only: a user keyword "_ctx" passes through
         return pyfunc(*args, **kwargs)
 
     return Transformed(run, False, False, yields and _may_meet(pyfunc), None)

@@ -43,7 +43,44 @@ from .mathfuncs import KERNEL_VERSIONS as MATH_VERSIONS
 _UNRESOLVED = object()
 _ids = itertools.count()
 
-CTX = "_sim_ctx"
+#: The prefix of every name the rewrite introduces, unless the function itself uses a
+#: name starting with it (see :func:`_fresh_prefix`).
+PREFIX = "_sim_"
+
+
+def _names_in(fdef, code):
+    """Every identifier the user's function spells (variables, arguments, attributes,
+    nested definitions, imports) or its code object refers to."""
+    names = set(code.co_names) | set(code.co_varnames) | set(code.co_freevars) | set(code.co_cellvars)
+    for node in ast.walk(fdef):
+        if isinstance(node, ast.Name):
+            names.add(node.id)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, ast.Attribute):
+            names.add(node.attr)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.alias):
+            names.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            names.update(node.names)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.add(node.name)
+        elif isinstance(node, ast.keyword) and node.arg:
+            names.add(node.arg)
+    return names
+
+
+def _fresh_prefix(names):
+    """A prefix no name of the function starts with: the rewrite's names (the thread
+    context parameter, index variables, bound objects, temporaries) never collide with
+    the user's, whatever the user calls things."""
+    prefix, n = PREFIX, 0
+    while any(name.startswith(prefix) for name in names):
+        n += 1
+        prefix = f"_sim{n}_"
+    return prefix
 
 
 class TransformError(Exception):
@@ -174,7 +211,9 @@ def _has_slice(node):
 
 
 class _Rewriter(ast.NodeTransformer):
-    def __init__(self, resolver, yields, as_device):
+    def __init__(self, resolver, yields, as_device, prefix=PREFIX):
+        self.prefix = prefix
+        self.ctx = prefix + "ctx"
         self.r = resolver
         self.yields = yields
         self.as_device = as_device
@@ -192,7 +231,7 @@ class _Rewriter(ast.NodeTransformer):
         key = id(obj)
         name = self._bound.get(key)
         if name is None:
-            name = f"_sim_b{next(_ids)}"
+            name = f"{self.prefix}b{next(_ids)}"
             self._bound[key] = name
             self.bindings[name] = obj
         return _name(name)
@@ -200,7 +239,7 @@ class _Rewriter(ast.NodeTransformer):
     def field(self, name):
         if name not in self.fields:
             self.fields.append(name)
-        return _name(f"_sim_{name}")
+        return _name(self.prefix + name)
 
     def resolve(self, node):
         obj = self.r.resolve(node)
@@ -287,7 +326,7 @@ class _Rewriter(ast.NodeTransformer):
         if obj is mem.shared_array:
             site = ast.Constant(value=next(_ids))
             return ast.Call(func=self.bind(mem.shared_array_at),
-                            args=[_name(CTX), site] + args, keywords=keywords)
+                            args=[_name(self.ctx), site] + args, keywords=keywords)
         if obj is kapi.lanemask_lt:
             return ast.Call(func=self.bind(coll.lanemask_of), args=[self.field("lane")], keywords=[])
         device = self.as_device(obj)
@@ -298,7 +337,7 @@ class _Rewriter(ast.NodeTransformer):
                 return node  # the dynamic path runs it (recursion cannot meet other threads)
             if variant.uses_grid_sync:
                 self.uses_grid_sync = True
-            call = ast.Call(func=self.bind(variant.fn), args=[_name(CTX)] + args, keywords=keywords)
+            call = ast.Call(func=self.bind(variant.fn), args=[_name(self.ctx)] + args, keywords=keywords)
             if variant.is_generator:
                 made = self._yield(call, yield_from=True)
                 return made if made is not None else node
@@ -351,7 +390,7 @@ class _Rewriter(ast.NodeTransformer):
         return node
 
     def _guarded(self, node, target, value, opname):
-        tmp = f"_sim_v{self.depth}"
+        tmp = f"{self.prefix}v{self.depth}"
         first = ast.Assign(targets=[_name(tmp, ast.Store())], value=value)
         if opname is None:
             store = ast.Assign(targets=[target], value=_name(tmp))
@@ -364,7 +403,7 @@ class _Rewriter(ast.NodeTransformer):
                            keywords=[])
         guarded = ast.Try(
             body=[store],
-            handlers=[ast.ExceptHandler(type=_name("OverflowError"), name=None,
+            handlers=[ast.ExceptHandler(type=self.bind(OverflowError), name=None,
                                         body=[ast.Expr(value=fix)])],
             orelse=[], finalbody=[],
         )
@@ -409,7 +448,8 @@ def transform(pyfunc, yields, as_device):
     simulator device function that ``obj`` is (or None)."""
     source, fdef = _parse(pyfunc)
     resolver = _Resolver(pyfunc, fdef)
-    rewriter = _Rewriter(resolver, yields, as_device)
+    prefix = _fresh_prefix(_names_in(fdef, pyfunc.__code__))
+    rewriter = _Rewriter(resolver, yields, as_device, prefix)
     rewriter.grid_groups = _find_grid_groups(fdef, resolver)
     new_body = []
     for stmt in fdef.body:
@@ -419,17 +459,17 @@ def transform(pyfunc, yields, as_device):
         elif out is not None:
             new_body.append(out)
     prologue = [
-        ast.Assign(targets=[_name(f"_sim_{f}", ast.Store())],
-                   value=ast.Attribute(value=_name(CTX), attr=f, ctx=ast.Load()))
+        ast.Assign(targets=[_name(prefix + f, ast.Store())],
+                   value=ast.Attribute(value=_name(rewriter.ctx), attr=f, ctx=ast.Load()))
         for f in rewriter.fields
     ]
     for stmt in prologue:
         ast.copy_location(stmt, fdef.body[0])
-    internal_name = f"_sim_fn{next(_ids)}_{fdef.name}"
+    internal_name = f"{prefix}fn{next(_ids)}_{fdef.name}"
     fdef.name = internal_name
     fdef.decorator_list = []
     fdef.body = prologue + new_body
-    ctx_arg = ast.arg(arg=CTX)
+    ctx_arg = ast.arg(arg=rewriter.ctx)
     if fdef.args.posonlyargs:
         fdef.args.posonlyargs.insert(0, ctx_arg)
     else:
@@ -439,7 +479,7 @@ def transform(pyfunc, yields, as_device):
     freevars = code.co_freevars
     if freevars:
         factory = ast.FunctionDef(
-            name="_sim_factory",
+            name=prefix + "factory",
             args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=v) for v in freevars],
                                kwonlyargs=[], kw_defaults=[], defaults=[]),
             body=[fdef, ast.Return(value=_name(internal_name))],
@@ -458,7 +498,7 @@ def transform(pyfunc, yields, as_device):
     namespace.update(rewriter.bindings)
     exec(compiled, namespace)  # noqa: S102 - the user's own kernel, rewritten
     if freevars:
-        inner = namespace["_sim_factory"](*([None] * len(freevars)))
+        inner = namespace.pop(prefix + "factory")(*([None] * len(freevars)))
         cells = dict(zip(freevars, pyfunc.__closure__))
         closure = tuple(cells[name] for name in inner.__code__.co_freevars)
         fn = pytypes.FunctionType(inner.__code__, namespace, internal_name, None, closure)
