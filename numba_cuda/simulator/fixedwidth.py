@@ -1,15 +1,35 @@
-"""Fixed-width integer semantics for simulated kernels.
+"""Fixed-width integer semantics for simulated kernels: the GPU's answers.
 
 NumPy 2 refuses to store a Python int that does not fit in the destination
-(``OverflowError``) where the GPU truncates to the low bits.  The transformed
-kernel stores into arrays inside ``try`` blocks (free when nothing goes wrong)
-and calls these helpers only on ``OverflowError``; numpy scalar constructors
-called in kernels (``np.int32(x)``, ``numba.uint8(x)``) wrap the same way.
+(``OverflowError``), and converts a float stored into an integer array with
+Python's ``int()`` (``OverflowError`` when out of range, ``ValueError`` for
+NaN).  The transformed kernel evaluates the array, the index and the value of
+a store once, stores inside a ``try`` block (free when nothing goes wrong) and
+calls these helpers only when NumPy refuses.  They give what the code our
+compiler emits computes (read from its PTX; ``tests/simulator/test_store_semantics.py``
+checks the PTX still says so):
+
+* integer -> narrower integer: the low bits (two's complement wrap-around);
+  ``st.u8``/``st.u16``/``st.u32`` store the low bits of the register;
+* float -> integer: ``cvt.rzi`` -- truncation toward zero, saturating at the
+  bounds of the converted type, NaN -> 0.  Targets narrower than 16 bits are
+  converted to 16 bits (``cvt.rzi.s16``/``.u16``, PTX has no 8-bit
+  conversion) and then stored as their low 8 bits.
+
+NumPy and Numba integer constructors called in kernels (``np.int32(x)``,
+``numba.uint8(x)``) and ``int(x)`` convert the same way.
 """
 
 import operator
 
 import numpy as np
+
+#: What NumPy raises when it refuses a store the GPU performs (AttributeError: the
+#: target has no ``dtype`` -- the helper then stores as Python does).
+STORE_ERRORS = (OverflowError, ValueError, AttributeError)
+
+#: The float scalar types (a store of one takes :func:`store`, whatever NumPy would do).
+FLOAT_TYPES = frozenset({float, np.float16, np.float32, np.float64, np.longdouble})
 
 
 def wrap_int(value, dtype):
@@ -22,19 +42,67 @@ def wrap_int(value, dtype):
     return dtype.type(v)
 
 
-def _coerce_for(dtype, value):
+def float_to_int(value, dtype):
+    """The integer ``dtype`` value that ``cvt.rzi`` (then a store of the low bits) makes of
+    float ``value``: truncated toward zero, saturated, NaN -> 0."""
+    dtype = np.dtype(dtype)
+    bits = max(dtype.itemsize * 8, 16)
+    f = float(value)
+    if f != f:
+        return dtype.type(0)
+    if dtype.kind == "i":
+        lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    else:
+        lo, hi = 0, (1 << bits) - 1
+    if f >= hi:
+        r = hi
+    elif f <= lo:
+        r = lo
+    else:
+        r = int(f)
+    return wrap_int(r, dtype)
+
+
+def _is_float(value):
+    return isinstance(value, (float, np.floating))
+
+
+def as_stored(dtype, value):
+    """What an element of ``dtype`` holds after the GPU stores ``value`` into it."""
     if dtype.kind in "iu":
-        if isinstance(value, (float, np.floating)):
-            value = int(value)  # C truncation towards zero, as a float-to-int store
-        return wrap_int(value, dtype)
-    if dtype.kind == "b":
+        if _is_float(value):
+            return float_to_int(value, dtype)
+        if isinstance(value, (int, np.integer)):
+            return wrap_int(value, dtype)
+    elif dtype.kind == "b":
         return bool(value)
     return value
 
 
-def store(array, index, value):
-    """``array[index] = value`` with the truncation the GPU performs."""
-    array[index] = _coerce_for(array.dtype, value)
+def _element_dtype(container, key):
+    dtype = getattr(container, "dtype", None)
+    if not isinstance(dtype, np.dtype):
+        return None
+    if dtype.fields is not None and isinstance(key, str):
+        field = dtype.fields.get(key)
+        return field[0].base if field is not None else None
+    return dtype.base
+
+
+def store(container, key, value):
+    """``container[key] = value`` with the conversion the GPU performs."""
+    dtype = getattr(container, "dtype", None)
+    if getattr(dtype, "kind", None) in ("f", "c"):  # the common case: a float into a float array
+        container[key] = value
+        return
+    dtype = _element_dtype(container, key)
+    container[key] = value if dtype is None else as_stored(dtype, value)
+
+
+def store_attr(obj, name, value):
+    """``obj.name = value`` (a record field) with the conversion the GPU performs."""
+    dtype = _element_dtype(obj, name)
+    setattr(obj, name, value if dtype is None else as_stored(dtype, value))
 
 
 _AUG_OPS = {
@@ -46,22 +114,22 @@ _AUG_OPS = {
 }
 
 
-def aug_store(array, index, opname, value):
-    """``array[index] <op>= value`` computed exactly on Python ints, then truncated."""
+def exact_op(opname, old, value):
+    """``old <op> value`` after NumPy raised ``OverflowError`` for it: exactly on Python ints
+    (the store truncates afterwards), as float64 for floats (inf, not an exception)."""
     op = _AUG_OPS[opname]
-    old = array[index]
-    if array.dtype.kind in "iu" and isinstance(value, (int, np.integer)):
-        result = op(int(old), int(value))
-    else:
-        result = op(old, value)
-    store(array, index, result)
+    if isinstance(old, (int, np.integer)) and isinstance(value, (int, np.integer)):
+        return op(int(old), int(value))
+    return op(np.float64(old), np.float64(value))
 
 
 def make_int_caster(nptype):
-    """A constructor for numpy integer type ``nptype`` that wraps instead of raising."""
+    """A constructor for numpy integer type ``nptype`` that converts as the GPU does."""
     dtype = np.dtype(nptype)
 
     def cast(value=0):
+        if _is_float(value):
+            return float_to_int(value, dtype)
         try:
             return nptype(value)
         except OverflowError:
@@ -69,3 +137,13 @@ def make_int_caster(nptype):
 
     cast.__name__ = dtype.name
     return cast
+
+
+_INT64 = np.dtype(np.int64)
+
+
+def to_int(value=0, *args):
+    """``int(x)`` in a kernel: a float converts as ``cvt.rzi.s64`` does (NaN -> 0, saturating)."""
+    if not args and _is_float(value):
+        return int(float_to_int(value, _INT64))
+    return int(value, *args)

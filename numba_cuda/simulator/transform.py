@@ -14,9 +14,13 @@ time):
 * ``cuda.shared.array`` gets a call-site id, so all threads of a block get
   the same array; module attribute chains (``cuda.atomic.add``, ``np.float32``)
   are looked up once and bound to names.
-* Stores into array elements run in ``try`` blocks that truncate integers on
-  ``OverflowError`` as the GPU does; numpy/Numba integer constructors wrap;
-  ``math`` functions keep float32 and give NaN/inf instead of raising.
+* Stores into array elements and record fields evaluate the array, the index
+  and the value once, and store what the GPU stores (:mod:`.fixedwidth`:
+  integers wrap, floats into integers convert as ``cvt.rzi``); numpy/Numba
+  integer constructors and ``int()`` convert the same way; ``math`` functions
+  keep float32 and give NaN/inf instead of raising.
+* Every name the rewrite introduces starts with a prefix that none of the
+  function's own names starts with (hygiene: a user's ``_sim_ctx`` is theirs).
 
 With ``yields=False`` barriers stay calls into :mod:`.collectives` (for the
 OS-thread mode).  :class:`TransformError` means the source could not be
@@ -344,6 +348,8 @@ class _Rewriter(ast.NodeTransformer):
             if variant.needs_threads:
                 self.needs_threads = True
             return call
+        if obj is int and not keywords:
+            return ast.Call(func=self.bind(fixedwidth.to_int), args=args, keywords=[])
         if isinstance(obj, type) and obj in _NUMPY_INT_TYPES:
             return ast.Call(func=self.bind(fixedwidth.make_int_caster(obj)), args=args, keywords=keywords)
         nptype = _numba_scalar_as_numpy(obj)
@@ -374,42 +380,127 @@ class _Rewriter(ast.NodeTransformer):
                                        right=self.field("gd" + axis)))
         return parts[0] if len(parts) == 1 else ast.Tuple(elts=parts, ctx=ast.Load())
 
-    # -- stores into array elements
+    # -- stores into array elements and record fields
+    def _tmp(self, what):
+        return f"{self.prefix}{what}{self.depth}"
+
+    def _once(self, expr, what, out):
+        """``expr`` as an expression safe to evaluate again: itself when it is a name or a
+        constant, else a temporary assigned (once) by a statement appended to ``out``."""
+        if isinstance(expr, (ast.Name, ast.Constant)):
+            return expr
+        name = self._tmp(what)
+        out.append(ast.Assign(targets=[_name(name, ast.Store())], value=expr))
+        return _name(name)
+
+    @staticmethod
+    def _guardable(target):
+        return (isinstance(target, ast.Subscript) and not _has_slice(target.slice)) \
+            or isinstance(target, ast.Attribute)
+
+    def _has_guardable(self, target):
+        if isinstance(target, (ast.Tuple, ast.List)):
+            return not any(isinstance(t, ast.Starred) for t in target.elts) \
+                and any(self._has_guardable(t) for t in target.elts)
+        return self._guardable(target)
+
+    def _store(self, target, value, out, n=0):
+        """Statements storing ``value`` (a name) into ``target``, each part evaluated once."""
+        if isinstance(target, (ast.Tuple, ast.List)) and self._has_guardable(target):
+            names = [f"{self.prefix}u{self.depth}_{n}_{k}" for k in range(len(target.elts))]
+            out.append(ast.Assign(targets=[ast.Tuple(elts=[_name(x, ast.Store()) for x in names],
+                                                     ctx=ast.Store())], value=value))
+            for k, (elt, x) in enumerate(zip(target.elts, names)):
+                self._store(elt, _name(x), out, n * 8 + k + 1)
+            return
+        if not self._guardable(target):
+            out.append(ast.Assign(targets=[target], value=value))
+            return
+        base = self._once(target.value, "a", out)
+        if isinstance(target, ast.Subscript):
+            key = self._once(target.slice, "i", out)
+            place = ast.Subscript(value=base, slice=key, ctx=ast.Store())
+            fix = ast.Call(func=self.bind(fixedwidth.store), args=[base, key, value], keywords=[])
+        else:
+            place = ast.Attribute(value=base, attr=target.attr, ctx=ast.Store())
+            fix = ast.Call(func=self.bind(fixedwidth.store_attr),
+                           args=[base, ast.Constant(value=target.attr), value], keywords=[])
+        body = [ast.Assign(targets=[place], value=value)]
+        if not (isinstance(value, ast.Constant) and not isinstance(value.value, float)):
+            # NumPy converts a float stored into an unsigned array with a C cast (wrapping,
+            # machine-dependent) and into a signed one with int() (raising): a float into
+            # an integer array (or a record field) takes the helper, converting as cvt.rzi.
+            is_float = ast.Compare(
+                left=ast.Attribute(value=value, attr="__class__", ctx=ast.Load()),
+                ops=[ast.In()], comparators=[self.bind(fixedwidth.FLOAT_TYPES)])
+            if isinstance(target, ast.Subscript):
+                into_ints = ast.Compare(
+                    left=ast.Attribute(value=ast.Attribute(value=base, attr="dtype", ctx=ast.Load()),
+                                       attr="kind", ctx=ast.Load()),
+                    ops=[ast.NotIn()], comparators=[ast.Constant(value="fc")])
+                is_float = ast.BoolOp(op=ast.And(), values=[is_float, into_ints])
+            body = [ast.If(test=is_float, body=[ast.Expr(value=fix)], orelse=body)]
+        out.append(ast.Try(
+            body=body,
+            handlers=[ast.ExceptHandler(type=self.bind(fixedwidth.STORE_ERRORS), name=None,
+                                        body=[ast.Expr(value=fix)])],
+            orelse=[], finalbody=[],
+        ))
+
+    def _located(self, stmts, node):
+        for new in stmts:
+            for sub in ast.walk(new):
+                ast.copy_location(sub, node)
+        return stmts
+
     def visit_Assign(self, node):
         self.generic_visit(node)
-        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript):
-            target = node.targets[0]
-            if not _has_slice(target.slice):
-                return self._guarded(node, target, node.value, None)
-        return node
+        if not any(self._has_guardable(t) for t in node.targets):
+            return node
+        out = []
+        if len(node.targets) == 1 and isinstance(node.value, (ast.Name, ast.Constant)):
+            value = node.value
+        else:
+            value = self._once_always(node.value, out)
+        for n, target in enumerate(node.targets):
+            self._store(target, value, out, n)
+        return self._located(out, node)
+
+    def _once_always(self, expr, out):
+        name = self._tmp("v")
+        out.append(ast.Assign(targets=[_name(name, ast.Store())], value=expr))
+        return _name(name)
 
     def visit_AugAssign(self, node):
         self.generic_visit(node)
-        if isinstance(node.target, ast.Subscript) and not _has_slice(node.target.slice):
-            return self._guarded(node, node.target, node.value, type(node.op).__name__)
-        return node
-
-    def _guarded(self, node, target, value, opname):
-        tmp = f"{self.prefix}v{self.depth}"
-        first = ast.Assign(targets=[_name(tmp, ast.Store())], value=value)
-        if opname is None:
-            store = ast.Assign(targets=[target], value=_name(tmp))
-            fix = ast.Call(func=self.bind(fixedwidth.store),
-                           args=[target.value, target.slice, _name(tmp)], keywords=[])
+        target = node.target
+        if not self._guardable(target):
+            return node
+        out = []
+        base = self._once(target.value, "a", out)
+        if isinstance(target, ast.Subscript):
+            key = self._once(target.slice, "i", out)
+            load = ast.Subscript(value=base, slice=key, ctx=ast.Load())
+            store_target = ast.Subscript(value=base, slice=key, ctx=ast.Store())
         else:
-            store = ast.AugAssign(target=target, op=node.op, value=_name(tmp))
-            fix = ast.Call(func=self.bind(fixedwidth.aug_store),
-                           args=[target.value, target.slice, ast.Constant(value=opname), _name(tmp)],
-                           keywords=[])
-        guarded = ast.Try(
-            body=[store],
+            load = ast.Attribute(value=base, attr=target.attr, ctx=ast.Load())
+            store_target = ast.Attribute(value=base, attr=target.attr, ctx=ast.Store())
+        old, val, res = self._tmp("o"), self._tmp("w"), self._tmp("r")
+        out.append(ast.Assign(targets=[_name(old, ast.Store())], value=load))   # Python's order:
+        out.append(ast.Assign(targets=[_name(val, ast.Store())], value=node.value))  # load, then value
+        exact = ast.Call(func=self.bind(fixedwidth.exact_op),
+                         args=[ast.Constant(value=type(node.op).__name__), _name(old), _name(val)],
+                         keywords=[])
+        out.append(ast.Try(
+            body=[ast.Assign(targets=[_name(res, ast.Store())],
+                             value=ast.BinOp(left=_name(old), op=node.op, right=_name(val)))],
             handlers=[ast.ExceptHandler(type=self.bind(OverflowError), name=None,
-                                        body=[ast.Expr(value=fix)])],
+                                        body=[ast.Assign(targets=[_name(res, ast.Store())],
+                                                         value=exact)])],
             orelse=[], finalbody=[],
-        )
-        for new in (first, store, guarded):
-            ast.copy_location(new, node)
-        return [first, guarded]
+        ))
+        self._store(store_target, _name(res), out)
+        return self._located(out, node)
 
 
 def _find_grid_groups(fdef, resolver):
