@@ -24,6 +24,7 @@ from numba.core.typing.typeof import Purpose, typeof
 from .. import pickling
 from ..compiler.pipeline import CompileOptions, CUDACompiler, compile_cuda
 from ..compiler.target import NUMBA_INTERNAL_OPTIONS, cuda_target
+from ..unsupported import argument_error, argument_problem, check_function
 from ..errors import (CompilationDisabledError, KernelArgumentError, LaunchConfigError,
                       LaunchConfigTypeError)
 from .device_cc import launch_cc
@@ -180,12 +181,24 @@ def _fast_type_key(args):
     return tuple(key)
 
 
+def _refused_argument_type(ty):
+    """Python containers and object arrays (see :mod:`numba_cuda.unsupported`)."""
+    if isinstance(ty, (types.List, types.Set, types.DictType)):
+        return True
+    if isinstance(ty, types.Array):
+        return ty.dtype is types.pyobject
+    if isinstance(ty, types.BaseTuple):
+        return any(_refused_argument_type(t) for t in ty)
+    return False
+
+
 class CUDADispatcher(Dispatcher):
     """Dispatcher of ``@cuda.jit`` functions (kernels and, with ``device=True``, device functions)."""
 
     targetdescr = cuda_target
 
     def __init__(self, py_func, sigs=None, targetoptions=None):
+        check_function(py_func)
         targetoptions = dict(targetoptions or {})
         self.device = bool(targetoptions.pop("device", False))
         self.link = list(targetoptions.pop("link", None) or ())
@@ -335,18 +348,24 @@ class CUDADispatcher(Dispatcher):
         """The Numba type of ``value`` as a kernel argument (Numba's dispatcher method)."""
         return self.typeof_argument(value)[1]
 
-    def typeof_argument(self, value):
+    def typeof_argument(self, value, index=0):
         """Numba type of a kernel argument (objects with ``__cuda_array_interface__`` become
         device arrays first).  Returns ``(value_to_pass, type)``."""
         try:
-            return value, typeof(value, Purpose.argument)
+            ty = typeof(value, Purpose.argument)
         except ValueError:
             pass
+        else:
+            if _refused_argument_type(ty):
+                raise argument_error(self.py_func.__qualname__, index, value)
+            return value, ty
         if hasattr(value, "__cuda_array_interface__"):
             from ..runtime.api import as_cuda_array
 
             value = as_cuda_array(value)
             return value, typeof(value, Purpose.argument)
+        if argument_problem(value) is not None:
+            raise argument_error(self.py_func.__qualname__, index, value)
         raise KernelArgumentError(
             f"kernel {self.py_func.__qualname__}: cannot pass an argument of type "
             f"{type(value).__name__} to a CUDA kernel (supported: numbers, booleans, tuples, NumPy "
@@ -387,8 +406,8 @@ class CUDADispatcher(Dispatcher):
         # The general path: arguments are typed and the kernel compiled before the driver is
         # asked for anything, so a bad argument or kernel raises its own error without a GPU.
         prepared, argtypes = [], []
-        for value in args:
-            value, ty = self.typeof_argument(value)
+        for index, value in enumerate(args):
+            value, ty = self.typeof_argument(value, index)
             prepared.append(value)
             argtypes.append(ty)
         kernel = self.kernel_for(argtypes)
@@ -426,7 +445,7 @@ class CUDADispatcher(Dispatcher):
 
     def specialize(self, *args):
         """A dispatcher compiled only for the types of ``args`` (no further compilation)."""
-        argtypes = tuple(self.typeof_argument(a)[1] for a in args)
+        argtypes = tuple(self.typeof_argument(a, i)[1] for i, a in enumerate(args))
         if self._specialized:
             raise RuntimeError("a specialized kernel cannot be specialized again")
         clone = CUDADispatcher(self.py_func, targetoptions=self._user_options())

@@ -9,6 +9,7 @@ import contextlib
 import numpy as np
 
 from numba_cuda.runtime import cudriver, current_streams, devicearray, devices, streams, transfers
+from numba_cuda.unsupported import check_dtype
 from numba_cuda.runtime import typing as _typing  # noqa: F401 - registers numba.typeof
 from numba_cuda.runtime.devicearray import DeviceNDArray, ManagedNDArray, MappedNDArray
 from numba_cuda.runtime.interop import as_cuda_array, from_cuda_array_interface, is_cuda_array
@@ -129,6 +130,7 @@ def _shape_strides(shape, dtype, strides, order):
         shape = (int(shape),)
     shape = tuple(int(s) for s in shape)
     dtype = np.dtype(dtype)
+    check_dtype(dtype)
     if strides is None:
         if order == "C":
             strides = devicearray.c_strides(shape, dtype.itemsize)

@@ -24,6 +24,7 @@ from numba_cuda.runtime.array_layout import (  # noqa: F401 - public here too
     strides_like,
 )
 from numba_cuda.runtime.ipc import register_array_type
+from numba_cuda.unsupported import check_dtype
 
 def _basic_index(index):
     items = index if isinstance(index, tuple) else (index,)
@@ -61,6 +62,7 @@ class DeviceNDArray:
             strides = (strides,)
         self.shape = tuple(int(s) for s in shape)
         self.dtype = np.dtype(dtype)
+        check_dtype(self.dtype)
         if strides is None:
             strides = c_strides(self.shape, self.dtype.itemsize)
         self.strides = tuple(int(s) for s in strides)

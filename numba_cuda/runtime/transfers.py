@@ -17,6 +17,7 @@ from numba_cuda.runtime.memcopy import (  # noqa: F401 - public here too
     memcpy_dtoh,
     memcpy_htod,
 )
+from numba_cuda.unsupported import check_dtype
 
 
 def to_device_array(dev, ary, stream=0):
@@ -46,8 +47,7 @@ def to_device(obj, stream=0, copy=True, to=None):
                 stream.synchronize()  # the temporary host copy must outlive the transfer
         return rec
     host = np.asarray(obj)
-    if host.dtype.hasobject:
-        raise TypeError("arrays of Python objects cannot be copied to the device")
+    check_dtype(host.dtype)
     if host.flags["C_CONTIGUOUS"]:
         strides = host.strides if host.ndim else ()
     elif host.flags["F_CONTIGUOUS"]:

@@ -12,6 +12,7 @@ import contextlib
 
 import numpy as np
 
+from ..unsupported import OBJECT_ARRAY, check_dtype
 
 class _Interface:
     """Turns a ``__cuda_array_interface__`` dict into a numpy array over the same memory."""
@@ -61,6 +62,8 @@ class DeviceNDArray:
     __cuda_memory__ = True
 
     def __init__(self, ary, stream=0):
+        if ary.dtype.hasobject:
+            raise TypeError(OBJECT_ARRAY)
         self._ary = ary
         self.stream = stream
 
@@ -271,11 +274,13 @@ def to_device(obj, stream=0, copy=True, to=None):
     if isinstance(obj, np.void) or (isinstance(obj, np.ndarray) and obj.dtype.fields and obj.ndim == 0):
         return DeviceRecord(np.array(obj, copy=True), stream)
     src = _host(obj)
+    check_dtype(src.dtype)
     ary = np.array(src, copy=True, order="K", subok=False) if copy else np.empty_like(src)
     return DeviceNDArray(ary, stream)
 
 
 def _fresh(shape, dtype, strides, order):
+    check_dtype(dtype)
     ary = np.zeros(shape, dtype=dtype, order=order)
     if strides is None or ary.strides == tuple(strides):
         return ary
@@ -322,6 +327,7 @@ def pinned_array_like(ary):
 
 
 def mapped_array(shape, dtype=np.float64, strides=None, order="C", stream=0, portable=False, wc=False):
+    check_dtype(dtype)
     ary = MappedNDArray(shape, dtype=dtype, strides=strides, order=order)
     ary.fill(0)
     return ary

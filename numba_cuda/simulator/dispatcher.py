@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import pickling
 from ..errors import CudaError, LaunchConfigError, LaunchConfigTypeError, NotAvailableInSimulator  # noqa: F401
+from ..unsupported import argument_error, argument_problem, check_function
 from . import collectives, devicearray, launchconfig, scheduler
 from .threadstate import state
 from .unavailable import not_available  # noqa: F401 - also used from here by older modules
@@ -76,6 +77,7 @@ class _SimFunction:
     """What kernels and device functions share: the rewritten variants of ``py_func``."""
 
     def __init__(self, pyfunc, sigs, options):
+        check_function(pyfunc)
         self.py_func = pyfunc
         self.signatures = list(sigs)
         self.targetoptions = dict(options)
@@ -300,6 +302,9 @@ class SimKernel(_SimFunction):
             args = [functools.reduce(
                 lambda ty_val, ext: ext.prepare_args(*ty_val, stream=stream, retr=retr),
                 reversed(self.extensions), (None, a))[1] for a in args]
+        for index, value in enumerate(args):
+            if argument_problem(value) is not None:
+                raise argument_error(self.py_func.__qualname__, index, value)
         kargs = tuple(_kernel_arg(a) for a in self._convert_scalars(args))
         mode, variant = self._get_plan()
         with np.errstate(**_errstate(self.targetoptions)):

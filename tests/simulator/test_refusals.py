@@ -1,0 +1,93 @@
+"""What neither target accepts is refused by both, with the same error: generator and
+coroutine kernels, Python containers as kernel arguments, arrays of Python objects."""
+
+import numpy as np
+import pytest
+
+import numba_cuda as real
+from numba_cuda.simulator import api as sim
+
+TARGETS = {"real": real, "simulator": sim}
+
+
+def gen_kernel(a):
+    a[0] = 1
+    yield
+
+
+async def async_kernel(a):
+    a[0] = 1
+
+
+async def async_gen_kernel(a):
+    a[0] = 1
+    yield
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("device", [False, True])
+@pytest.mark.parametrize("func, kind", [
+    (gen_kernel, "a generator function"),
+    (async_kernel, r"a coroutine function \(async def\)"),
+    (async_gen_kernel, "an async generator function"),
+])
+def test_generator_and_coroutine_functions_are_refused(target, device, func, kind):
+    cuda = TARGETS[target]
+    with pytest.raises(TypeError, match=rf"@cuda.jit cannot compile {func.__name__}: it is {kind}"):
+        cuda.jit(device=device)(func)
+    with pytest.raises(TypeError, match=kind):
+        cuda.jit("void(int32[:])", device=device)(func)
+
+
+def _kernel(cuda):
+    @cuda.jit
+    def k(a):
+        a[0] = 1
+
+    return k
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("value, what", [
+    ([1, 2, 3], "a Python list cannot be passed to a CUDA kernel"),
+    ({0: 1}, "a Python dict cannot be passed to a CUDA kernel"),
+    ({1, 2}, "a Python set cannot be passed to a CUDA kernel"),
+    ((np.zeros(2), [1]), "a Python list cannot be passed"),
+    (np.array([object(), None]), r"an array of Python objects \(dtype object\) cannot live in device"),
+])
+def test_python_containers_and_object_arrays_are_not_kernel_arguments(target, value, what):
+    k = _kernel(TARGETS[target])
+    with pytest.raises(TypeError, match=rf"kernel .*k: argument 0: {what}"):
+        k[1, 1](value)
+
+
+def test_simulator_does_not_write_into_a_refused_list():
+    k = _kernel(sim)
+    lst = [5, 5]
+    with pytest.raises(TypeError):
+        k[1, 1](lst)
+    assert lst == [5, 5]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("make", [
+    lambda cuda: cuda.to_device(np.array([object()])),
+    lambda cuda: cuda.to_device({1: 2}),
+    lambda cuda: cuda.device_array(3, dtype=object),
+    lambda cuda: cuda.device_array_like(np.array([None, None])),
+])
+def test_object_arrays_cannot_be_device_arrays(target, make):
+    with pytest.raises(TypeError, match=r"Python objects \(dtype object\) cannot live in device memory"):
+        make(TARGETS[target])
+
+
+@pytest.mark.parametrize("dtype", ["S12", "<U12"])
+def test_character_sequence_arrays_stay_supported_in_the_simulator(dtype):
+    @sim.jit
+    def k(a):
+        a[0] = "XYZ" if dtype == "<U12" else b"XYZ"
+
+    a = np.zeros(2, dtype)
+    k[1, 1](a)
+    d = sim.to_device(a)
+    assert d.copy_to_host()[0] in ("XYZ", b"XYZ")
