@@ -7,6 +7,8 @@ whose data pointer is the device address and whose memory is never read.
 
 import numpy as np
 
+from numba_cuda.layout_math import c_strides, f_strides, is_contiguous, span  # noqa: F401 - here too
+
 _NULL_BASE = 1 << 40  # stands in for a null device pointer in layout arrays
 
 
@@ -32,22 +34,6 @@ def layout_array(pointer, shape, strides, dtype):
     return arr
 
 
-def c_strides(shape, itemsize):
-    strides = []
-    step = itemsize
-    for extent in reversed(shape):
-        strides.append(step)
-        step *= max(extent, 1)
-    return tuple(reversed(strides))
-
-
-def f_strides(shape, itemsize):
-    strides = []
-    step = itemsize
-    for extent in shape:
-        strides.append(step)
-        step *= max(extent, 1)
-    return tuple(strides)
 
 
 def strides_like(shape, strides, itemsize):
@@ -59,32 +45,3 @@ def strides_like(shape, strides, itemsize):
         out[dim] = step
         step *= shape[dim]
     return tuple(out)
-
-
-def span(shape, strides, itemsize):
-    """(lowest byte offset, highest byte offset + 1) touched by an array layout."""
-    if any(extent == 0 for extent in shape):
-        return 0, 0
-    lo = hi = 0
-    for extent, stride in zip(shape, strides):
-        if stride < 0:
-            lo += (extent - 1) * stride
-        else:
-            hi += (extent - 1) * stride
-    return lo, hi + itemsize
-
-
-def is_contiguous(shape, strides, itemsize, order):
-    """numpy's contiguity rule (dimensions of extent 1 may have any stride)."""
-    if any(extent == 0 for extent in shape):
-        return True
-    expect = itemsize
-    dims = zip(shape, strides)
-    for extent, stride in (reversed(list(dims)) if order == "C" else dims):
-        if extent == 1:
-            continue
-        if stride != expect:
-            return False
-        expect *= extent
-    return True
-

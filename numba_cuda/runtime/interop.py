@@ -1,8 +1,8 @@
 """The CUDA Array Interface (version 3): checking, consuming, stream ordering.
 
-``parse_cuda_array_interface`` checks a ``__cuda_array_interface__`` dict and
-normalises it (explicit byte strides, numpy dtype, byte span) without
-touching a GPU.  Consumers then honour the producer's ``stream`` entry:
+:func:`numba_cuda.cuda_array_interface.parse_cuda_array_interface` (shared
+with the simulator) checks a ``__cuda_array_interface__`` dict and normalises
+it without touching a GPU.  Consumers then honour the producer's ``stream`` entry:
 ``as_cuda_array`` (no consumer stream known) synchronises that stream, and
 kernel launches make their stream wait for it on the device (an event), so no
 host synchronisation is needed there.

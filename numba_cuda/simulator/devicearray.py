@@ -12,36 +12,45 @@ import contextlib
 
 import numpy as np
 
+from ..cuda_array_interface import parse_cuda_array_interface
 from ..unsupported import OBJECT_ARRAY, check_dtype
+from .hostmemory import access_problem
+
 
 class _Interface:
-    """Turns a ``__cuda_array_interface__`` dict into a numpy array over the same memory."""
+    """A numpy view of a checked CUDA Array Interface (host memory in the simulator)."""
 
-    def __init__(self, desc, owner):
+    def __init__(self, parsed, owner):
+        dtype = parsed.dtype
         self.__array_interface__ = {
-            "shape": tuple(desc["shape"]),
-            "typestr": desc["typestr"],
-            "data": desc["data"],
-            "strides": desc.get("strides"),
-            "descr": desc.get("descr", [("", desc["typestr"])]),
+            "shape": parsed.shape,
+            "typestr": dtype.str,
+            "data": (parsed.pointer, parsed.readonly),
+            "strides": parsed.strides,
+            "descr": dtype.descr if dtype.fields is not None else [("", dtype.str)],
             "version": 3,
         }
         self._owner = owner
 
 
-def _check_interface(desc):
-    for key in ("shape", "typestr", "data", "version"):
-        if key not in desc:
-            raise ValueError(f"__cuda_array_interface__ lacks the required key {key!r}: {desc!r}")
-    if desc.get("mask") is not None:
-        raise NotImplementedError("masked arrays (__cuda_array_interface__['mask']) are not supported")
-
-
 def _host_view(desc, owner):
-    _check_interface(desc)
-    if desc["data"][0] == 0 and int(np.prod(desc["shape"])) == 0:
-        return np.empty(desc["shape"], dtype=np.dtype(desc["typestr"]))
-    return np.asarray(_Interface(desc, owner))
+    """The numpy array over the memory ``desc`` describes, after the real target's checks
+    (:func:`numba_cuda.cuda_array_interface.parse_cuda_array_interface`) and a check that
+    the memory is this process's (a wild pointer raises instead of crashing)."""
+    parsed = parse_cuda_array_interface(desc)
+    if parsed.hi <= parsed.lo:
+        return np.empty(parsed.shape, dtype=parsed.dtype)
+    problem = access_problem(parsed.pointer, parsed.lo, parsed.hi, parsed.readonly)
+    if problem is not None:
+        raise ValueError(
+            f"invalid __cuda_array_interface__: the {parsed.hi - parsed.lo} bytes at "
+            f"0x{parsed.pointer + parsed.lo:x} {problem}; the simulator reads device memory "
+            "as host memory, so an interface pointer must address memory of this process "
+            "(simulated device arrays, host arrays)")
+    view = np.asarray(_Interface(parsed, owner))
+    if view.dtype != parsed.dtype:  # structured dtypes come back as void: restore the real one
+        view = view.view(parsed.dtype)
+    return view
 
 
 def _interface_of(ary, stream=None):
