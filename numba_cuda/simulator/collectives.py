@@ -34,6 +34,8 @@ BALLOT = 18
 MATCH_ANY = 19
 MATCH_ALL = 20
 ACTIVEMASK = 21    # (op, site)
+# not a meeting: a thread in a loop lets the others run (op, fingerprint, line)
+SPIN = 30
 
 BLOCK_OPS = frozenset((BAR, BAR_COUNT, BAR_AND, BAR_OR))
 
@@ -43,7 +45,7 @@ NAMES = {
     SHFL_IDX: "shfl_sync()", SHFL_UP: "shfl_up_sync()", SHFL_DOWN: "shfl_down_sync()",
     SHFL_XOR: "shfl_xor_sync()", VOTE_ALL: "all_sync()", VOTE_ANY: "any_sync()",
     VOTE_EQ: "eq_sync()", BALLOT: "ballot_sync()", MATCH_ANY: "match_any_sync()",
-    MATCH_ALL: "match_all_sync()", ACTIVEMASK: "activemask()",
+    MATCH_ALL: "match_all_sync()", ACTIVEMASK: "activemask()", SPIN: "a loop",
 }
 
 #: The request of a plain ``syncthreads()``: one shared object, compared by identity.
@@ -118,6 +120,30 @@ def request_match_all_sync(mask, value):
 
 def request_activemask(site):
     return (ACTIVEMASK, site)
+
+
+#: How many iterations of a ``while`` loop a simulated thread runs before it lets
+#: the other threads run (a spin point; see :func:`request_spin`).
+SPIN_INTERVAL = 256
+
+
+def _fingerprint(value):
+    if isinstance(value, (bool, int, float, complex, str, bytes, np.generic)) or value is None:
+        return (type(value), repr(value))
+    if isinstance(value, tuple):
+        return tuple(_fingerprint(v) for v in value)
+    return ("id", id(value))  # arrays and other objects: which one, not what it holds
+
+
+def request_spin(frame_locals, prefix, line):
+    """What a thread yields every :data:`SPIN_INTERVAL` iterations of a ``while`` loop: the
+    scheduler runs the other threads (a thread spinning on a flag another thread sets makes
+    progress, as on the GPU) and, from the fingerprint of the thread's variables, tells a
+    loop that waits for memory from one that computes."""
+    items = [(name, v) for name, v in frame_locals.items() if not name.startswith(prefix)]
+    fp = tuple(sorted((name, _fingerprint(v)) for name, v in items))
+    arrays = tuple(v for _name, v in items if isinstance(v, np.ndarray))
+    return (SPIN, fp, line, arrays)
 
 
 def request_grid_sync():
@@ -337,6 +363,14 @@ def activemask():
 
 def grid_sync():
     return meet(GRID_SYNC_REQUEST)
+
+
+def spin(frame_locals, prefix, line):
+    """A spin point in code that cannot yield (OS-thread mode, nested scopes, host calls)."""
+    ctx = state.current
+    if ctx is None or ctx.coroutine is None:
+        return None  # nothing else can run meanwhile (sequential mode, host code)
+    return ctx.coroutine.wait_for_scheduler(request_spin(frame_locals, prefix, line))
 
 
 def lanemask_lt():

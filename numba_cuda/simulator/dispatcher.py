@@ -253,9 +253,11 @@ class SimKernel(_SimFunction):
                 variant = self.sim_variant(True)
                 if variant.needs_threads:
                     plan = ("threads", self.sim_variant(False))
-                elif variant.is_generator:
+                elif variant.meets:
                     plan = ("coroutines", variant)
                 else:
+                    # a generator only for its spin points: one thread after another,
+                    # switching only when a thread spins (see scheduler.run_sequential)
                     plan = ("sequential", variant)
             self._plan = plan
         return plan
@@ -309,7 +311,8 @@ class SimKernel(_SimFunction):
         mode, variant = self._get_plan()
         with np.errstate(**_errstate(self.targetoptions)):
             if mode == "sequential":
-                scheduler.run_sequential(variant.fn, grid, block, sharedmem, kargs)
+                scheduler.run_sequential(variant.fn, grid, block, sharedmem, kargs,
+                                         spins=variant.is_generator)
             else:
                 if variant.uses_grid_sync:
                     nblocks = grid[0] * grid[1] * grid[2]

@@ -4,7 +4,12 @@ Three strategies, chosen per kernel by :mod:`.dispatcher`:
 
 ``run_sequential``
     The rewritten kernel meets no other thread (no barrier, no warp
-    collective): each thread is one plain call, one after another.
+    collective): each thread is one plain call, one after another.  A kernel
+    with ``while`` loops has spin points (every
+    :data:`~.collectives.SPIN_INTERVAL` iterations); a thread that reaches one
+    is parked, the block's other threads go on, and the parked threads then
+    share the block round-robin, so a thread spinning on a flag that a later
+    thread sets completes, as on the GPU.
 
 ``run_cooperative`` with generators
     Each thread is a generator that yields a request at every barrier or warp
@@ -14,6 +19,12 @@ Three strategies, chosen per kernel by :mod:`.dispatcher`:
     thread of the block waits there (exited threads count as arrived), and a
     grid barrier once every live thread of the grid does.  Nothing else can
     run concurrently, so atomics are atomic and every run is deterministic.
+    A thread at a spin point runs again in the next round.  When every running
+    thread spins without changing its variables, and the memory they can see
+    stays unchanged for ``NUMBA_CUDASIM_STALL_TIMEOUT`` seconds (default 2),
+    nothing can end the wait: :class:`SimulatorDeadlock` names the loops.
+    Blocks run one after another (CUDA promises no progress between blocks of
+    a launch that is not cooperative), so a wait for another block deadlocks.
 
 ``run_cooperative`` with :class:`ThreadCoroutine`
     The fallback for code the rewriter cannot handle: each simulated thread
@@ -22,7 +33,10 @@ Three strategies, chosen per kernel by :mod:`.dispatcher`:
     scheduler therefore gives the same semantics, only slower.
 """
 
+import os
 import threading
+import time
+import zlib
 
 import numpy as np
 
@@ -135,8 +149,14 @@ def _blocks(grid, block, dynshared):
                 yield BlockState((bx, by, bz), block, grid, dynshared)
 
 
-def run_sequential(fn, grid, block, dynshared, args):
-    """Every thread as one call, block after block."""
+def run_sequential(fn, grid, block, dynshared, args, spins=False):
+    """Every thread as one call, block after block.  With ``spins`` (``fn`` is a generator
+    only for its spin points), a thread that spins is parked and the block's remaining
+    threads go on; the parked ones then share the block round-robin (:func:`_schedule`)."""
+    if spins:
+        for blk in _blocks(grid, block, dynshared):
+            _run_block_spinning(blk, fn, args)
+        return
     bdx, bdy, bdz = block
     st = state
     ctx = None
@@ -162,6 +182,47 @@ def run_sequential(fn, grid, block, dynshared, args):
         raise
     finally:
         st.current = None
+
+
+def _run_block_spinning(blk, fn, args):
+    st = state
+    bdx, bdy, bdz = blk.dim
+    parked = []
+    ctx = None
+    try:
+        for tz in range(bdz):
+            for ty in range(bdy):
+                for tx in range(bdx):
+                    if ctx is None:
+                        ctx = ThreadContext(blk, tx, ty, tz)
+                    else:  # reuse the context of a thread that ran to the end
+                        ctx.tx, ctx.ty, ctx.tz = tx, ty, tz
+                        tid = tx + bdx * (ty + bdy * tz)
+                        ctx.tid, ctx.lane, ctx.warp = tid, tid % WARP_SIZE, tid // WARP_SIZE
+                    st.current = ctx
+                    gen = fn(ctx, *args)
+                    try:
+                        req = gen.send(None)
+                    except StopIteration:
+                        continue
+                    ctx.gen = gen
+                    ctx.spin_state, ctx.spin_line, ctx.spin_arrays = req[1], req[2], req[3]
+                    parked.append(ctx)
+                    ctx = None
+    except Exception as exc:
+        if st.current is not None:
+            annotate(exc, st.current)
+        raise
+    finally:
+        st.current = None
+    if not parked:
+        return
+    blk.threads = parked
+    blk.alive = len(parked)
+    blk.warps = {}
+    for t in parked:
+        blk.warps.setdefault(t.warp, {})[t.lane] = t
+    _schedule([blk], [parked])
 
 
 def _make_threads(blk, fn, args, threaded):
@@ -204,16 +265,48 @@ def _close_all(all_threads):
                     pass
 
 
+def stall_timeout():
+    """Seconds the threads of a launch may spin without any progress before the launch is
+    reported as deadlocked (``NUMBA_CUDASIM_STALL_TIMEOUT``, default 2)."""
+    try:
+        return max(0.0, float(os.environ.get("NUMBA_CUDASIM_STALL_TIMEOUT", "2")))
+    except ValueError:
+        return 2.0
+
+
+def _memory_checksum(threads):
+    """A checksum of every array the spinning threads can see (their variables, shared memory)."""
+    seen, crc = set(), 0
+    for t in threads:
+        arrays = list(t.spin_arrays) + list(t.block.static_shared.values())
+        for a in arrays:
+            base = a
+            while isinstance(getattr(base, "base", None), np.ndarray):
+                base = base.base
+            if id(base) in seen:
+                continue
+            seen.add(id(base))
+            try:
+                crc = zlib.crc32(np.ascontiguousarray(base).view(np.uint8).data, crc)
+            except (TypeError, ValueError):
+                crc = zlib.crc32(repr(base).encode(), crc)
+    return crc
+
+
 def _schedule(blocks, all_threads):
     st = state
     bar_request = coll.BAR_REQUEST
     block_ops = coll.BLOCK_OPS
     grid_op = coll.GRID_SYNC
+    spin_op = coll.SPIN
     ready = [t for threads in all_threads for t in threads]
     total_alive = len(ready)
     grid_wait = []
+    stalled_since = None  # (time, memory checksum) when the spinning threads stopped changing
     try:
         while True:
+            spinning = []
+            progress = False
             for t in ready:
                 st.current = t
                 try:
@@ -223,22 +316,36 @@ def _schedule(blocks, all_threads):
                     t.request = None
                     t.block.alive -= 1
                     total_alive -= 1
+                    progress = True
                     continue
                 except Exception as exc:
                     annotate(exc, t)
                     raise
                 t.sendval = None
-                t.request = req
                 if req is bar_request:
+                    t.request = req
                     t.block.bar.append(t)
+                    progress = True
+                    continue
+                op = req[0]
+                if op == spin_op:
+                    # still running: it goes on in the next round, after the others
+                    t.request = None
+                    if req[1] != t.spin_state:
+                        t.spin_state = req[1]
+                        progress = True
+                    t.spin_line = req[2]
+                    t.spin_arrays = req[3]
+                    spinning.append(t)
+                    continue
+                t.request = req
+                progress = True
+                if op in block_ops:
+                    t.block.bar.append(t)
+                elif op == grid_op:
+                    grid_wait.append(t)
                 else:
-                    op = req[0]
-                    if op in block_ops:
-                        t.block.bar.append(t)
-                    elif op == grid_op:
-                        grid_wait.append(t)
-                    else:
-                        t.block.warp_wait.append(t)
+                    t.block.warp_wait.append(t)
             st.current = None
             if total_alive == 0:
                 return
@@ -246,23 +353,38 @@ def _schedule(blocks, all_threads):
             for blk in blocks:
                 if blk.warp_wait:
                     _release_warps(blk, ready)
-            if ready:
-                continue
-            for blk in blocks:
-                if blk.bar and len(blk.bar) == blk.alive:
-                    coll.block_barrier_results(blk.bar)
-                    for t in blk.bar:
-                        t.request = None
-                    ready.extend(blk.bar)
-                    blk.bar = []
-            if ready:
-                continue
-            if grid_wait and len(grid_wait) == total_alive:
+            if not ready:
+                for blk in blocks:
+                    if blk.bar and len(blk.bar) == blk.alive:
+                        coll.block_barrier_results(blk.bar)
+                        for t in blk.bar:
+                            t.request = None
+                        ready.extend(blk.bar)
+                        blk.bar = []
+            if not ready and grid_wait and len(grid_wait) == total_alive:
                 for t in grid_wait:
                     t.request = None
                 ready, grid_wait = grid_wait, []
+            if ready:
+                progress = True
+            if not ready and not spinning:
+                raise SimulatorDeadlock(_deadlock_message(blocks, all_threads))
+            ready.extend(spinning)
+            if progress or not spinning:
+                stalled_since = None
                 continue
-            raise SimulatorDeadlock(_deadlock_message(blocks, all_threads))
+            # Every running thread spins with unchanged variables: waiting for memory that
+            # only a thread of this launch could change.  Unchanged memory for the stall
+            # timeout as well means none will: report it instead of hanging.
+            now = time.monotonic()
+            if stalled_since is None:
+                stalled_since = (now, _memory_checksum(spinning))
+            elif now - stalled_since[0] >= stall_timeout():
+                checksum = _memory_checksum(spinning)
+                if checksum == stalled_since[1]:
+                    raise SimulatorDeadlock(_deadlock_message(blocks, all_threads,
+                                                              now - stalled_since[0]))
+                stalled_since = (now, checksum)
     except BaseException:
         st.current = None
         _close_all(all_threads)
@@ -295,12 +417,14 @@ def _describe(req):
     return name
 
 
-def _deadlock_message(blocks, all_threads):
+def _deadlock_message(blocks, all_threads, stalled=None):
     groups = {}
     for threads in all_threads:
         for t in threads:
             if t.done:
                 key = "exited"
+            elif t.request is None and t.spin_line is not None:
+                key = f"spinning in the loop at {t.spin_line}"
             elif t.request is None:
                 key = "running"
             else:
@@ -311,8 +435,15 @@ def _deadlock_message(blocks, all_threads):
         sample = ", ".join(t.where() for t in threads[:3])
         more = f" and {len(threads) - 3} more" if len(threads) > 3 else ""
         parts.append(f"{len(threads)} thread(s) {key} (e.g. {sample}{more})")
+    if stalled is not None:
+        head = (f"the kernel deadlocked: for {stalled:.1f} s every running thread has spun in a "
+                "loop without changing its variables or any memory it can see, and no barrier or "
+                "warp collective can complete, so nothing can end the wait (set "
+                "NUMBA_CUDASIM_STALL_TIMEOUT to wait longer). ")
+    else:
+        head = "the kernel deadlocked: no barrier or warp collective can complete. "
     return (
-        "the kernel deadlocked: no barrier or warp collective can complete. "
+        head
         + "; ".join(parts)
         + f". A warp collective completes when every live lane of its mask calls it with the "
         f"same mask; syncthreads() when every live thread of the block ({WARP_SIZE}-lane warps) "

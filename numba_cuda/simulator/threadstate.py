@@ -71,6 +71,8 @@ class ThreadContext:
     __slots__ = (
         "tx", "ty", "tz", "bx", "by", "bz", "bdx", "bdy", "bdz", "gdx", "gdy", "gdz",
         "tid", "lane", "warp", "block", "coroutine", "gen", "done", "request", "sendval",
+        # spin points: the last fingerprint, its loop's line, the arrays it can see
+        "spin_state", "spin_line", "spin_arrays",
     )
 
     def __init__(self, block, tx, ty, tz):
@@ -88,6 +90,9 @@ class ThreadContext:
         self.done = False
         self.request = None
         self.sendval = None
+        self.spin_state = None
+        self.spin_line = None
+        self.spin_arrays = ()
 
     def where(self):
         """``thread (x,y,z) of block (x,y,z)`` for error messages."""

@@ -11,6 +11,10 @@ time):
   turns into a generator, one per simulated thread, and the block scheduler
   resumes the threads when they may pass.  A call of a device function that
   (transitively) meets other threads becomes ``(yield from ...)``.
+* Every ``while`` loop gets a spin point: each
+  :data:`~.collectives.SPIN_INTERVAL`-th iteration yields (or, where it
+  cannot yield, calls :func:`.collectives.spin`), so the scheduler can run
+  the other threads -- a thread spinning on a flag makes progress.
 * ``cuda.shared.array`` gets a call-site id, so all threads of a block get
   the same array; module attribute chains (``cuda.atomic.add``, ``np.float32``)
   are looked up once and bound to names.
@@ -98,14 +102,16 @@ class DeviceRecursion(Exception):
 class Transformed:
     """A rewritten function: ``fn(ctx, *args)``; a generator function when ``is_generator``."""
 
-    __slots__ = ("fn", "is_generator", "uses_grid_sync", "needs_threads", "source")
+    __slots__ = ("fn", "is_generator", "uses_grid_sync", "needs_threads", "source", "meets")
 
-    def __init__(self, fn, is_generator, uses_grid_sync, needs_threads, source):
+    def __init__(self, fn, is_generator, uses_grid_sync, needs_threads, source, meets=None):
         self.fn = fn
         self.is_generator = is_generator
         self.uses_grid_sync = uses_grid_sync
         self.needs_threads = needs_threads
         self.source = source
+        #: Whether it yields for barriers or warp collectives (not only spin points).
+        self.meets = is_generator if meets is None else meets
 
 
 # ---- mapping the real target's stub objects onto the simulator's ---------------------
@@ -229,6 +235,10 @@ class _Rewriter(ast.NodeTransformer):
         self.uses_grid_sync = False
         self.depth = 0
         self.grid_groups = set()
+        self.uses_spin = False
+        self.meets = False
+        self.filename = "<unknown>"
+        self.line_offset = 0  # source line of the parsed text's first line, minus one
 
     # -- helpers
     def bind(self, obj):
@@ -249,9 +259,10 @@ class _Rewriter(ast.NodeTransformer):
         obj = self.r.resolve(node)
         return obj if obj is _UNRESOLVED else canonical(obj)
 
-    def _yield(self, call, yield_from=False):
+    def _yield(self, call, yield_from=False, meets=True):
         if self.yields and self.depth == 0:
             self.is_generator = True
+            self.meets = self.meets or meets
             return ast.YieldFrom(value=call) if yield_from else ast.Yield(value=call)
         if self.yields:
             self.needs_threads = True
@@ -343,7 +354,7 @@ class _Rewriter(ast.NodeTransformer):
                 self.uses_grid_sync = True
             call = ast.Call(func=self.bind(variant.fn), args=[_name(self.ctx)] + args, keywords=keywords)
             if variant.is_generator:
-                made = self._yield(call, yield_from=True)
+                made = self._yield(call, yield_from=True, meets=variant.meets)
                 return made if made is not None else node
             if variant.needs_threads:
                 self.needs_threads = True
@@ -379,6 +390,40 @@ class _Rewriter(ast.NodeTransformer):
                 parts.append(ast.BinOp(left=self.field("bd" + axis), op=ast.Mult(),
                                        right=self.field("gd" + axis)))
         return parts[0] if len(parts) == 1 else ast.Tuple(elts=parts, ctx=ast.Load())
+
+    # -- loops: a spin point every SPIN_INTERVAL iterations of a while loop
+    def visit_While(self, node):
+        self.generic_visit(node)
+        counter = self.prefix + "spins"
+        self.uses_spin = True
+        count = ast.AugAssign(target=_name(counter, ast.Store()), op=ast.Add(),
+                              value=ast.Constant(value=1))
+        where = f"{self.filename}:{node.lineno + self.line_offset}"
+        args = [ast.Call(func=self.bind(locals), args=[], keywords=[]),
+                ast.Constant(value=self.prefix), ast.Constant(value=where)]
+        if self.yields and self.depth == 0:
+            self.is_generator = True
+            point = ast.Expr(value=ast.Yield(value=ast.Call(
+                func=self.bind(coll.request_spin), args=args, keywords=[])))
+        else:
+            point = ast.Expr(value=ast.Call(func=self.bind(coll.spin), args=args, keywords=[]))
+        due = ast.UnaryOp(op=ast.Not(), operand=ast.BinOp(
+            left=_name(counter), op=ast.BitAnd(), right=ast.Constant(value=coll.SPIN_INTERVAL - 1)))
+        check = ast.If(test=due, body=[point], orelse=[])
+        for new in (count, check):
+            for sub in ast.walk(new):
+                ast.copy_location(sub, node)
+        if self.depth > 0:
+            # a nested function: its own counter, from its enclosing scope's start
+            count = ast.Assign(targets=[_name(counter, ast.Store())], value=ast.BinOp(
+                left=ast.Call(func=self.bind(_spin_count), args=[ast.Call(
+                    func=self.bind(locals), args=[], keywords=[]), ast.Constant(value=counter)],
+                    keywords=[]), op=ast.Add(), right=ast.Constant(value=1)))
+            ast.copy_location(count, node)
+            for sub in ast.walk(count):
+                ast.copy_location(sub, node)
+        node.body = [count, check] + node.body
+        return node
 
     # -- stores into array elements and record fields
     def _tmp(self, what):
@@ -503,6 +548,11 @@ class _Rewriter(ast.NodeTransformer):
         return self._located(out, node)
 
 
+def _spin_count(frame_locals, name):
+    """The loop counter of a nested scope (no prologue there: 0 on first use)."""
+    return frame_locals.get(name, 0)
+
+
 def _find_grid_groups(fdef, resolver):
     names = set()
     for node in ast.walk(fdef):
@@ -541,6 +591,8 @@ def transform(pyfunc, yields, as_device):
     resolver = _Resolver(pyfunc, fdef)
     prefix = _fresh_prefix(_names_in(fdef, pyfunc.__code__))
     rewriter = _Rewriter(resolver, yields, as_device, prefix)
+    rewriter.filename = pyfunc.__code__.co_filename
+    rewriter.line_offset = pyfunc.__code__.co_firstlineno - 1
     rewriter.grid_groups = _find_grid_groups(fdef, resolver)
     new_body = []
     for stmt in fdef.body:
@@ -554,6 +606,9 @@ def transform(pyfunc, yields, as_device):
                    value=ast.Attribute(value=_name(rewriter.ctx), attr=f, ctx=ast.Load()))
         for f in rewriter.fields
     ]
+    if rewriter.uses_spin:
+        prologue.append(ast.Assign(targets=[_name(prefix + "spins", ast.Store())],
+                                   value=ast.Constant(value=0)))
     for stmt in prologue:
         ast.copy_location(stmt, fdef.body[0])
     internal_name = f"{prefix}fn{next(_ids)}_{fdef.name}"
@@ -601,4 +656,4 @@ def transform(pyfunc, yields, as_device):
     fn.__name__ = pyfunc.__name__
     fn.__doc__ = pyfunc.__doc__
     return Transformed(fn, rewriter.is_generator, rewriter.uses_grid_sync,
-                       rewriter.needs_threads, source)
+                       rewriter.needs_threads, source, rewriter.meets)
