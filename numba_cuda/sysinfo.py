@@ -29,7 +29,12 @@ as a one-line error inside the report.
 ``CUDA_PATH``, ``system``.  ``--explain`` adds, to the table, every place
 searched for each component and why it did not qualify.  ``--no-load`` skips loading NVVM / NVRTC /
 nvJitLink (by default they are loaded to check they work and to read the
-version they report).
+version they report).  Files are checked before anything loads them
+(:mod:`numba_cuda.toolkit.validation`: truncated or foreign libraries, an
+empty or damaged libdevice), and the first loads -- libNVVM compiling a call
+into libdevice included -- happen in a child process, so that a library that
+crashes the process loading it is reported by name instead of killing the
+report.
 """
 
 import json
@@ -94,20 +99,98 @@ def _target(report):
         report["simulator"] = bool(getattr(config, "ENABLE_CUDASIM", False))
 
 
+#: Run in a child process: loads each library named on the command line (then libdevice
+#: through libNVVM), printing a line before and after each step, so that a library that
+#: crashes the process (SIGBUS, SIGABRT) is known by the step the child died in.
+_PROBE = """
+import sys
+from numba_cuda import toolkit
+ok = set()
+for name in sys.argv[1:]:
+    print("LOAD", name, flush=True)
+    try:
+        toolkit.load_library(name)
+    except Exception:
+        print("ERR", name, flush=True)
+    else:
+        ok.add(name)
+        print("OK", name, flush=True)
+if "nvvm" in ok:
+    print("LOAD libdevice", flush=True)
+    try:
+        from numba_cuda.compiler import nvvm, nvvmir
+        text = nvvmir.empty_module_text() + (
+            "\\ndeclare float @__nv_sinf(float)\\n"
+            "define float @numba_cuda_probe(float %x) {\\n"
+            "  %r = call float @__nv_sinf(float %x)\\n  ret float %r\\n}\\n")
+        nvvm.compile_ir([("probe", text)], "compute_75")
+    except Exception:
+        print("ERR libdevice", flush=True)
+    else:
+        print("OK libdevice", flush=True)
+"""
+
+PROBE_TIMEOUT = 120
+
+
+def _probe_loads(names):
+    """{name: problem} for the libraries (and ``libdevice``) that crashed a child process
+    loading them; the in-process loads then skip those."""
+    import signal
+    import subprocess
+
+    try:
+        proc = subprocess.run([sys.executable, "-c", _PROBE, *names], capture_output=True,
+                              text=True, timeout=PROBE_TIMEOUT)
+    except subprocess.TimeoutExpired as exc:
+        out, why = exc.stdout or "", f"did not finish loading in {PROBE_TIMEOUT} s"
+        if isinstance(out, bytes):
+            out = out.decode("utf-8", "replace")
+    except OSError as exc:
+        return {"_probe": f"the load check could not start a child process ({exc})"}
+    else:
+        out = proc.stdout
+        if proc.returncode >= 0:
+            return {}
+        try:
+            sig = signal.Signals(-proc.returncode).name
+        except ValueError:
+            sig = f"signal {-proc.returncode}"
+        why = (f"crashed the process that loaded it ({sig}): the file is damaged (truncated "
+               "or corrupt?); reinstall the package that provides it")
+    started = [line.split()[1] for line in out.splitlines() if line.startswith("LOAD ")]
+    finished = {line.split()[1] for line in out.splitlines() if line.startswith(("OK ", "ERR "))}
+    culprit = next((n for n in reversed(started) if n not in finished), None)
+    return {culprit: why} if culprit else {"_probe": f"the load check {why}"}
+
+
 def _toolkit(report, load):
     from numba_cuda import toolkit
+    from numba_cuda.toolkit.validation import bitcode_problem
 
     tk = toolkit.get_toolkit()
     problems = {}
+    ld = tk.components.get("libdevice")
+    if ld is not None and ld.found:
+        bad = bitcode_problem(ld.path)
+        if bad:
+            problems["libdevice"] = f"found, but {bad}; reinstall it"
     if load:
-        for name in ("nvvm", "nvrtc", "nvjitlink"):
-            comp = tk.components.get(name)
-            if comp is not None and comp.found:
-                try:
-                    toolkit.load_library(name)
-                except Exception as exc:  # noqa: BLE001 - reported, not raised
-                    problems[name] = ("found, but could not be used: "
-                                      + _one_line(exc).split(": ", 1)[-1])
+        names = [n for n in ("nvvm", "nvrtc", "nvjitlink")
+                 if tk.components.get(n) is not None and tk.components[n].found]
+        crashed = _probe_loads(names) if names else {}
+        if "_probe" in crashed:
+            report["warnings"].append(crashed.pop("_probe"))
+        for name, why in crashed.items():
+            problems[name] = f"found, but {why}"
+        for name in names:
+            if name in crashed:
+                continue
+            try:
+                toolkit.load_library(name)
+            except Exception as exc:  # noqa: BLE001 - reported, not raised
+                problems[name] = ("found, but could not be used: "
+                                  + _one_line(exc).split(": ", 1)[-1])
     report["toolkit"] = tk.to_dict()
     for name, problem in problems.items():
         report["toolkit"]["components"][name]["error"] = problem

@@ -158,6 +158,9 @@ def compile_ir(modules, arch, options=(), *, libdevice=True, gen_lto=False):
                     nvvm.add_module_to_program(prog, data, len(data), name)
                 if libdevice and _references_libdevice(modules):
                     bc = libdevice_bitcode()
+                    from .. import toolkit
+
+                    stage = f"adding libdevice ({toolkit.libdevice_path()}) to the program"
                     nvvm.lazy_add_module_to_program(prog, bc, len(bc), "libdevice")
                 stage = f"compiling for {arch} with options {' '.join(opts)}"
                 nvvm.compile_program(prog, len(encoded), encoded)

@@ -92,8 +92,27 @@ def load_library(name):
 
 
 def libdevice_path():
-    """Absolute path of ``libdevice.10.bc``; raises ToolkitError."""
-    return get_toolkit().require("libdevice").path
+    """Absolute path of ``libdevice.10.bc``, checked to be LLVM bitcode that is not
+    truncated (libNVVM aborts the process on a damaged one); raises ToolkitError."""
+    tk = get_toolkit()
+    comp = tk.require("libdevice")
+    from .validation import bitcode_problem
+
+    problem = bitcode_problem(comp.path)
+    if problem is not None:
+        from numba_cuda.errors import ToolkitError
+
+        from .discovery import _fix_major, current_environment, fix_command
+
+        fix = fix_command(tk.environment or "venv",
+                          _fix_major(tk.cuda_major, current_environment()), "libdevice")
+        exc = ToolkitError(f"libdevice at {comp.path} (from {comp.source}) {problem}; libNVVM "
+                           f"cannot use it.\nFix (reinstall it): {fix}\nRun `numba-cuda sysinfo` "
+                           "for the full report.")
+        exc.component = "libdevice"
+        exc.fix = fix
+        raise exc
+    return comp.path
 
 
 def ptxas_path():

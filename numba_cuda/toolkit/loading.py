@@ -118,6 +118,14 @@ def load_library(name):
             mode = 0
         else:
             mode = os.RTLD_GLOBAL | getattr(os, "RTLD_NOW", 2)
+        # a damaged file kills the process when loaded (SIGBUS), a stranger loads but is not
+        # the library: read it first (cheap, cached)
+        from .validation import library_problem
+
+        problem = library_problem(name, path)
+        if problem is not None:
+            _fail(name, f"{DESCRIPTIONS[name]} at {path} (from {comp.source}) {problem}; it was "
+                        "not loaded. Reinstall the package that provides it.")
         if name == "nvrtc":
             _preload_nvrtc_builtins(folder, mode)
         try:

@@ -25,6 +25,7 @@ def lib_bytes(platform):
     head[:4] = b"\x7fELF"
     head[4] = 2  # 64-bit
     head[5] = 1  # little endian
+    head[16:18] = (3).to_bytes(2, "little")  # ET_DYN: a shared library (no segments, no sections)
     head[18:20] = ELF_MACHINE[platform].to_bytes(2, "little")
     return bytes(head)
 
