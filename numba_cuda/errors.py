@@ -3,13 +3,23 @@
 Every failure that a user can act on is one of these, with a message that
 names the problem and the fix.  Lower layers (ctypes, cuda-bindings,
 cuda-pathfinder, libNVVM) never leak their own exceptions through the public
-API: they are caught and re-raised as one of the classes below, chained with
-``from`` so the original stays available for debugging.
+API: they are caught and re-raised as one of the classes below ``from None``
+(the traceback shows ours, not forty lines of the bindings' internals), with
+the original kept in the error's :attr:`~CudaError.cause` for debugging.
 """
 
 
 class CudaError(Exception):
     """Base class of every numba-cuda error."""
+
+    #: The lower-layer exception this error stands for (None when there is none).
+    cause = None
+
+    def with_cause(self, cause):
+        """Keep ``cause`` in :attr:`cause` and return the error: ``raise
+        SomeError(...).with_cause(exc) from None``."""
+        self.cause = cause
+        return self
 
 
 class CudaSupportError(CudaError, ImportError):

@@ -53,11 +53,11 @@ def _load_bindings():
         raise ToolkitError(
             f"cuda.bindings.nvvm cannot be imported ({exc}); install cuda-bindings "
             "(pip install 'numba-cuda[cu13]' or 'numba-cuda[cu12]')"
-        ) from exc
+        ).with_cause(exc) from None
     try:
         nvvm.version()
     except Exception as exc:  # noqa: BLE001 - any failure here means NVVM is unusable
-        raise ToolkitError(f"libNVVM was found but cannot be used: {exc}") from exc
+        raise ToolkitError(f"libNVVM was found but cannot be used: {exc}").with_cause(exc) from None
     return nvvm
 
 
@@ -83,7 +83,8 @@ def libdevice_bitcode():
         with open(path, "rb") as fh:
             return fh.read()
     except OSError as exc:
-        raise ToolkitError(f"libdevice could not be read from {path}: {exc}") from exc
+        raise ToolkitError(f"libdevice could not be read from {path}: {exc}").with_cause(
+            exc) from None
 
 
 class BackgroundPreparation:
@@ -171,7 +172,7 @@ def compile_ir(modules, arch, options=(), *, libdevice=True, gen_lto=False):
                 log = _program_log(nvvm, prog)
                 raise NvvmError(
                     f"libNVVM failed {stage}: {exc}\n{log or '(NVVM wrote no log)'}"
-                ) from exc
+                ).with_cause(exc) from None
         finally:
             nvvm.destroy_program(prog)
     result = bytes(buf)

@@ -104,7 +104,7 @@ def from_file(path, kind=None):
         with open(path, "rb") as f:
             data = f.read()
     except OSError as exc:
-        raise LinkerError(f"cannot read the file to link {path!r}: {exc}") from exc
+        raise LinkerError(f"cannot read the file to link {path!r}: {exc}").with_cause(exc) from None
     return from_bytes(data, path, kind)
 
 

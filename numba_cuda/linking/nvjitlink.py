@@ -39,7 +39,7 @@ def _bindings(lto):
         err = ToolkitError(f"{what}, the CUDA JIT link library, which is not available.\n{exc}")
         err.component = "nvjitlink"
         err.fix = getattr(exc, "fix", None)
-        raise err from exc
+        raise err.with_cause(exc) from None
     from cuda.bindings import nvjitlink
 
     return nvjitlink
@@ -169,7 +169,8 @@ class Linker:
         try:
             handle = nvjitlink.create(len(options), options)
         except nvjitlink.nvJitLinkError as exc:
-            raise LinkerError(f"nvJitLink rejected the options {options}: {exc}") from exc
+            raise LinkerError(f"nvJitLink rejected the options {options}: {exc}").with_cause(
+                exc) from None
         current = None
         try:
             try:
@@ -184,7 +185,7 @@ class Linker:
                 log = _error_log(nvjitlink, handle)
                 raise LinkerError(
                     f"nvJitLink could not link for {self.arch}{where}: {exc}\n{log}".rstrip()
-                ) from exc
+                ).with_cause(exc) from None
             cubin = ptx = None
             if want_ptx:
                 buf = bytearray(nvjitlink.get_linked_ptx_size(handle))

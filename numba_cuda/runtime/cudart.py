@@ -19,7 +19,8 @@ class Runtime:
         try:
             from cuda.bindings import runtime as cudart
         except Exception as exc:  # noqa: BLE001
-            raise ToolkitError(f"cuda.bindings.runtime could not be imported ({exc})") from exc
+            raise ToolkitError(f"cuda.bindings.runtime could not be imported ({exc})").with_cause(
+                exc) from None
         return cudart
 
     def get_version(self):

@@ -50,15 +50,13 @@ def _initialise():
         err = CudaSupportError(
             f"cuda-bindings could not be imported ({exc}); "
             f"install it with: pip install \"numba-cuda[cu13]\" (or [cu12])")
-        err.__cause__ = exc
-        return None, err
+        return None, err.with_cause(exc)
     try:
         (res,) = drv.cuInit(0)
     except Exception as exc:  # noqa: BLE001 - the library itself could not be loaded
         err = CudaSupportError(
             f"no NVIDIA driver found: {driver_library_name()} could not be loaded ({exc}). {_FIX}.")
-        err.__cause__ = exc
-        return None, err
+        return None, err.with_cause(exc)
     if res != drv.CUresult.CUDA_SUCCESS:
         if res == drv.CUresult.CUDA_ERROR_NO_DEVICE:
             msg = ("no CUDA-capable device found: the NVIDIA driver is installed but reports no GPU "
@@ -79,7 +77,9 @@ def driver():
         if _driver is None and _failure is None:
             _driver, _failure = _initialise()
     if _failure is not None:
-        raise CudaSupportError(str(_failure)) from _failure.__cause__
+        # a fresh error each time (a raised exception accumulates traceback frames), without
+        # the bindings' traceback: the cause stays in .cause
+        raise CudaSupportError(str(_failure)).with_cause(_failure.cause) from None
     return _driver
 
 

@@ -74,7 +74,7 @@ def _fail(name, text, cause=None):
     exc.component = name
     exc.fix = fix
     if cause is not None:
-        raise exc from cause
+        raise exc.with_cause(cause) from None
     raise exc
 
 
