@@ -82,12 +82,21 @@ SIMULATED_MODULES = {
 class _Loader(_abc.Loader):
     def __init__(self, target):
         self._target = target
+        self._own_spec = None
 
     def create_module(self, spec):
-        return _importlib.import_module(self._target)
+        module = _importlib.import_module(self._target)
+        self._own_spec = getattr(module, "__spec__", None)
+        return module
 
     def exec_module(self, module):
-        pass
+        # The import system stamped this alias spec onto the simulator's module: put its
+        # own back, so that importlib.reload() re-executes the simulator's module.
+        if self._own_spec is not None:
+            try:
+                module.__spec__ = self._own_spec
+            except AttributeError:
+                pass
 
 
 class _SimulatedModuleFinder(_abc.MetaPathFinder):

@@ -129,3 +129,22 @@ def test_false_values_of_the_flag(value):
     proc = subprocess.run([sys.executable, "-c", "import numba_cuda; print(numba_cuda.USE_SIMULATOR)"],
                           env=env, capture_output=True, text=True, timeout=60)
     assert proc.stdout.strip() == "False"
+
+
+def test_reloading_a_replaced_module_keeps_the_simulators_module():
+    import json
+
+    code = textwrap.dedent("""
+        import importlib, json, sys
+        import numba.cuda
+        import numba.cuda.cudadrv.devicearray as d
+        sim = sys.modules["numba_cuda.simulator.cudadrv.devicearray"]
+        again = importlib.reload(d)
+        print(json.dumps([d is sim, again is sim, sim.__spec__.name,
+                          sys.modules["numba.cuda.cudadrv.devicearray"] is sim]))
+        """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=dict(os.environ, NUMBA_ENABLE_CUDASIM="1"), timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == [
+        True, True, "numba_cuda.simulator.cudadrv.devicearray", True]
