@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from .fixedwidth import store
+from .fixedwidth import as_stored, store
 
 
 def _load(ary, idx):
@@ -27,6 +27,15 @@ def _int_values(ary):
     return ary.dtype.kind in "iu"
 
 
+def _operand(ary, val):
+    """``val`` converted to the array's integer type first, as the GPU target does (a float
+    truncates as ``cvt.rzi``, an integer wraps): ``atomic.max(uint32s, -1)`` compares
+    0xFFFFFFFF, ``atomic.add(int32s, 0, -0.6)`` adds 0."""
+    if ary.dtype.kind in "iu":
+        return as_stored(ary.dtype, val)
+    return val
+
+
 def _put(ary, idx, value):
     try:
         ary[idx] = value
@@ -35,6 +44,7 @@ def _put(ary, idx, value):
 
 
 def add(ary, idx, val):
+    val = _operand(ary, val)
     old = _load(ary, idx)
     try:
         ary[idx] = old + val
@@ -44,6 +54,7 @@ def add(ary, idx, val):
 
 
 def sub(ary, idx, val):
+    val = _operand(ary, val)
     old = _load(ary, idx)
     try:
         ary[idx] = old - val
@@ -56,6 +67,7 @@ def _bitwise(op):
     def atomic_bitwise(ary, idx, val):
         if not _int_values(ary):
             raise TypeError(f"atomic bitwise operations need an integer array, got {ary.dtype}")
+        val = _operand(ary, val)
         old = _load(ary, idx)
         store(ary, idx, op(int(old), int(val)))
         return old
@@ -69,6 +81,7 @@ xor = _bitwise(lambda a, b: a ^ b)
 
 
 def exch(ary, idx, val):
+    val = _operand(ary, val)
     old = _load(ary, idx)
     _put(ary, idx, val)
     return old
@@ -79,6 +92,7 @@ def _isnan(x):
 
 
 def max(ary, idx, val):  # noqa: A001 - public name of the kernel language
+    val = _operand(ary, val)
     old = _load(ary, idx)
     if _isnan(old) or _isnan(val):
         return old  # max leaves the element alone when either side is NaN
@@ -88,6 +102,7 @@ def max(ary, idx, val):  # noqa: A001 - public name of the kernel language
 
 
 def min(ary, idx, val):  # noqa: A001
+    val = _operand(ary, val)
     old = _load(ary, idx)
     if _isnan(old) or _isnan(val):
         return old
@@ -97,6 +112,7 @@ def min(ary, idx, val):  # noqa: A001
 
 
 def nanmax(ary, idx, val):
+    val = _operand(ary, val)
     old = _load(ary, idx)
     if _isnan(val):
         return old
@@ -106,6 +122,7 @@ def nanmax(ary, idx, val):
 
 
 def nanmin(ary, idx, val):
+    val = _operand(ary, val)
     old = _load(ary, idx)
     if _isnan(val):
         return old
@@ -143,6 +160,7 @@ def dec(ary, idx, val):
 def cas(ary, idx, old, val):
     """Store ``val`` if the element equals ``old``; return the element as it was."""
     loaded = _load(ary, idx)
+    old, val = _operand(ary, old), _operand(ary, val)
     if loaded == old:
         _put(ary, idx, val)
     return loaded

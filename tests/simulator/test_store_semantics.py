@@ -185,3 +185,22 @@ def test_the_gpu_semantics_above_are_what_our_compiler_emits(compile_ptx, dtype)
 
     ptx, _ = compile_ptx(wide, f"void({name}[:], int64)")
     assert "cvt.rzi" not in ptx and re.search(rf"st\.global\.[us]{info.bits}\b", ptx), ptx
+
+
+def test_atomic_operands_are_converted_to_the_array_type_first():
+    @cuda.jit
+    def k(i32, u32, old):
+        old[0] = cuda.atomic.add(i32, 0, -0.6)     # adds int32(-0.6) == 0, not -0.6
+        cuda.atomic.add(i32, 1, 2.9)               # adds 2
+        cuda.atomic.max(u32, 0, -1)                # compares 0xFFFFFFFF
+        cuda.atomic.min(u32, 1, 1e10)              # compares the saturated 0xFFFFFFFF
+        cuda.atomic.exch(i32, 2, float("nan"))     # stores 0
+        old[1] = cuda.atomic.cas(u32, 2, -1, 5)    # -1 is 0xFFFFFFFF: it matches
+
+    i32 = np.array([1, 1, 7], np.int32)
+    u32 = np.array([3, 3, 0xFFFFFFFF], np.uint32)
+    old = np.zeros(2, np.int64)
+    k[1, 1](i32, u32, old)
+    assert i32.tolist() == [1, 3, 0]
+    assert u32.tolist() == [0xFFFFFFFF, 3, 5]
+    assert old.tolist() == [1, 0xFFFFFFFF]
