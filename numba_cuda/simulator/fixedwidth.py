@@ -28,8 +28,9 @@ import numpy as np
 #: target has no ``dtype`` -- the helper then stores as Python does).
 STORE_ERRORS = (OverflowError, ValueError, AttributeError)
 
-#: The float scalar types (a store of one takes :func:`store`, whatever NumPy would do).
-FLOAT_TYPES = frozenset({float, np.float16, np.float32, np.float64, np.longdouble})
+#: The float scalar types (a store of one takes :func:`store`, whatever NumPy would do),
+#: and arrays (a float array into an integer array: NumPy's C cast is not the GPU's).
+FLOAT_TYPES = frozenset({float, np.float16, np.float32, np.float64, np.longdouble, np.ndarray})
 
 
 def wrap_int(value, dtype):
@@ -63,12 +64,34 @@ def float_to_int(value, dtype):
     return wrap_int(r, dtype)
 
 
+def float_array_to_int(values, dtype):
+    """:func:`float_to_int` for every element of a float array."""
+    dtype = np.dtype(dtype)
+    bits = max(dtype.itemsize * 8, 16)
+    if dtype.kind == "i":
+        lo, hi, wide = -(1 << (bits - 1)), (1 << (bits - 1)) - 1, np.int64
+    else:
+        lo, hi, wide = 0, (1 << bits) - 1, np.uint64
+    f = np.trunc(np.asarray(values, dtype=np.float64))
+    low, high = f <= lo, f >= hi
+    mid = ~(low | high | np.isnan(f))
+    out = np.zeros(f.shape, wide)
+    out[mid] = f[mid].astype(wide)
+    out[low] = lo
+    out[high] = hi
+    return out.astype(dtype)  # the low bits, as the store keeps them
+
+
 def _is_float(value):
     return isinstance(value, (float, np.floating))
 
 
 def as_stored(dtype, value):
     """What an element of ``dtype`` holds after the GPU stores ``value`` into it."""
+    if isinstance(value, np.ndarray):
+        if dtype.kind in "iu" and value.dtype.kind == "f":
+            return float_array_to_int(value, dtype)
+        return value
     if dtype.kind in "iu":
         if _is_float(value):
             return float_to_int(value, dtype)

@@ -216,10 +216,6 @@ def _name(id_, ctx=None):
     return ast.Name(id=id_, ctx=ctx or ast.Load())
 
 
-def _has_slice(node):
-    return any(isinstance(n, ast.Slice) for n in ast.walk(node))
-
-
 class _Rewriter(ast.NodeTransformer):
     def __init__(self, resolver, yields, as_device, prefix=PREFIX):
         self.prefix = prefix
@@ -429,19 +425,29 @@ class _Rewriter(ast.NodeTransformer):
     def _tmp(self, what):
         return f"{self.prefix}{what}{self.depth}"
 
+    def _as_value(self, expr):
+        """An index expression that may stand alone: ``a:b:c`` becomes ``slice(a, b, c)``."""
+        if isinstance(expr, ast.Slice):
+            parts = [p if p is not None else ast.Constant(value=None)
+                     for p in (expr.lower, expr.upper, expr.step)]
+            return ast.Call(func=self.bind(slice), args=parts, keywords=[])
+        if isinstance(expr, ast.Tuple):
+            return ast.Tuple(elts=[self._as_value(e) for e in expr.elts], ctx=ast.Load())
+        return expr
+
     def _once(self, expr, what, out):
         """``expr`` as an expression safe to evaluate again: itself when it is a name or a
         constant, else a temporary assigned (once) by a statement appended to ``out``."""
         if isinstance(expr, (ast.Name, ast.Constant)):
             return expr
+        expr = self._as_value(expr)
         name = self._tmp(what)
         out.append(ast.Assign(targets=[_name(name, ast.Store())], value=expr))
         return _name(name)
 
     @staticmethod
     def _guardable(target):
-        return (isinstance(target, ast.Subscript) and not _has_slice(target.slice)) \
-            or isinstance(target, ast.Attribute)
+        return isinstance(target, (ast.Subscript, ast.Attribute))
 
     def _has_guardable(self, target):
         if isinstance(target, (ast.Tuple, ast.List)):

@@ -204,3 +204,22 @@ def test_atomic_operands_are_converted_to_the_array_type_first():
     assert i32.tolist() == [1, 3, 0]
     assert u32.tolist() == [0xFFFFFFFF, 3, 5]
     assert old.tolist() == [1, 0xFFFFFFFF]
+
+
+def test_slice_and_subarray_stores_convert_too():
+    @cuda.jit
+    def k(a, b, rows, src):
+        a[:] = -1                 # a Python int that does not fit uint32: wraps
+        a[1:3] = 1e10             # a float: saturates
+        b[::2] = src              # a float array into int8: each element as cvt.rzi
+        rows[0] = src[:3]         # a row of a 2-D array
+        rows[1, :] += 300.7       # augmented, on a slice
+
+    a = np.zeros(4, np.uint32)
+    b = np.zeros(8, np.int8)
+    rows = np.zeros((2, 3), np.int16)
+    src = np.array([300.7, float("nan"), -1e10, 70000.0])
+    k[1, 1](a, b, rows, src)
+    assert a.tolist() == [0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF]
+    assert b.tolist() == [44, 0, 0, 0, 0, 0, -1, 0]
+    assert rows.tolist() == [[300, 0, -32768], [300, 300, 300]]
