@@ -146,9 +146,17 @@ def _preload_nvrtc_builtins(folder, mode):
     except OSError:
         return
     for n in sorted(names):
-        if re.match(r"(lib)?nvrtc-builtins(64)?[._].*(\.so\.[\d.]+|\.dll)\Z", n) and ".alt." not in n:
+        # libnvrtc-builtins.so.13.5 (Linux), nvrtc-builtins64_130.dll (Windows)
+        if re.match(r"(lib)?nvrtc-builtins(64_\d+)?(\.so(\.[\d.]+)?|\.dll)\Z", n):
+            path = os.path.join(folder, n)
+            from .validation import library_problem
+
+            problem = library_problem("nvrtc-builtins", path)
+            if problem is not None:  # NVRTC would load it anyway, and crash
+                _fail("nvrtc", f"NVRTC's builtins library at {path} {problem}; it was not loaded. "
+                               "Reinstall the package that provides NVRTC.")
             try:
-                ctypes.CDLL(os.path.join(folder, n), mode=mode)
+                ctypes.CDLL(path, mode=mode)
             except OSError:
                 pass  # NVRTC itself reports a missing builtins library clearly
             return

@@ -178,3 +178,58 @@ def test_bitcode_wrapper_declaring_more_than_the_file(tmp_path):
     assert "bitcode wrapper declares" in validation.bitcode_data_problem(wrapped)
     assert validation.bitcode_data_problem(b"BC\xc0\xde") == (
         "is not an LLVM module (its bitcode holds no module block)")
+
+
+def test_a_damaged_nvrtc_builtins_library_is_named_before_nvrtc_loads_it(real, tmp_path):
+    nvrtc = real.components["nvrtc"]
+    folder = os.path.dirname(os.path.realpath(nvrtc.path))
+    builtins = [n for n in os.listdir(folder) if n.startswith("libnvrtc-builtins.so.")]
+    if not builtins:
+        pytest.skip("this NVRTC has no separate builtins library")
+    home = make_home(tmp_path / "cuda", real)
+    lib_dir = os.path.dirname(os.path.join(home, os.path.relpath(
+        next(p for p in _links(home) if os.path.basename(p) == os.path.basename(nvrtc.path)),
+        home)))
+    data = _read(os.path.join(folder, builtins[0]))
+    with open(os.path.join(lib_dir, builtins[0]), "wb") as fh:
+        fh.write(data[: len(data) // 3])
+    code = textwrap.dedent("""
+        import json
+        from numba_cuda import toolkit
+        try:
+            toolkit.load_library("nvrtc")
+            print(json.dumps(["loaded"]))
+        except Exception as exc:
+            print(json.dumps([type(exc).__name__, str(exc)]))
+        """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=_env(home), timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert got[0] == "ToolkitError" and "builtins library" in got[1], got
+    assert builtins[0] in got[1] and "is truncated or damaged" in got[1], got
+
+
+def _links(root):
+    for dirpath, _dirs, files in os.walk(root):
+        for f in files:
+            yield os.path.join(dirpath, f)
+
+
+def test_nvrtc_builtins_are_loaded_from_nvrtcs_own_folder(real):
+    folder = os.path.dirname(os.path.realpath(real.components["nvrtc"].path))
+    if not any(n.startswith("libnvrtc-builtins.so.") for n in os.listdir(folder)):
+        pytest.skip("this NVRTC has no separate builtins library")
+    code = textwrap.dedent("""
+        import json
+        from numba_cuda import toolkit
+        from numba_cuda.toolkit.loading import mapped_files
+        toolkit.load_library("nvrtc")   # before any NVRTC call
+        print(json.dumps([p for p in mapped_files() if "nvrtc-builtins" in p]))
+        """)
+    env = {k: v for k, v in os.environ.items() if k not in ("CUDA_HOME", "CUDA_PATH")}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    mapped = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert [os.path.dirname(os.path.realpath(p)) for p in mapped] == [folder], mapped
