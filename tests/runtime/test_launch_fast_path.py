@@ -74,7 +74,7 @@ def test_second_launch_skips_typing_and_packs_the_same(fake, monkeypatch):
     calls = []
     original = type(k).typeof_argument
     monkeypatch.setattr(type(k), "typeof_argument",
-                        lambda self, v: calls.append(v) or original(self, v))
+                        lambda self, v, *index: calls.append(v) or original(self, v, *index))
     k[1, 32](a, 2.5, 7, True)
     assert calls == []  # the prepared path: no typeof
     assert _params(fake, k) == first
