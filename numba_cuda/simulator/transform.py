@@ -349,6 +349,15 @@ class _Rewriter(ast.NodeTransformer):
             if variant.uses_grid_sync:
                 self.uses_grid_sync = True
             call = ast.Call(func=self.bind(variant.fn), args=[_name(self.ctx)] + args, keywords=keywords)
+            if variant.is_generator and not variant.meets and self.depth > 0:
+                # only spin points, where no yield can go (a lambda, a comprehension): the
+                # plain variant, whose spin points call the scheduler when they can
+                try:
+                    plain = device.sim_variant(False)
+                except DeviceRecursion:
+                    return node
+                return ast.Call(func=self.bind(plain.fn), args=[_name(self.ctx)] + args,
+                                keywords=keywords)
             if variant.is_generator:
                 made = self._yield(call, yield_from=True, meets=variant.meets)
                 return made if made is not None else node

@@ -179,3 +179,23 @@ def test_a_spin_beside_a_barrier_that_cannot_complete_is_reported():
         """)
     assert out[0] == "SimulatorDeadlock", out
     assert "1 thread(s) spinning" in out[1] and "3 thread(s) waiting in syncthreads()" in out[1]
+
+
+def test_a_device_function_with_a_loop_called_from_a_lambda_keeps_the_kernel_sequential():
+    out = run_sim("""
+        @cuda.jit(device=True)
+        def count_down(n):
+            while n > 0:
+                n -= 1
+            return n
+
+        @cuda.jit
+        def k(out):
+            step = lambda j: count_down(j) + 1  # noqa: E731 - a closure Numba inlines
+            out[cuda.threadIdx.x] = step(0) + step(1) + step(2)
+
+        out = np.zeros(4, np.int64)
+        k[1, 4](out)
+        print(json.dumps([out.tolist(), k.sim_mode]))
+        """)
+    assert out == [[3, 3, 3, 3], "sequential"]
