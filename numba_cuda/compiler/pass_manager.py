@@ -11,6 +11,10 @@ else -- listeners, dumps, Numba's enforcing mode -- takes Numba's own code path.
 cheap scan of the IR: each runs Numba's pass exactly when the IR holds something the pass could
 act on, and otherwise reports "unchanged" without the two or three whole-function
 post-processing sweeps (CFG, use-defs, lifetimes) the passes start and end with.
+
+``StripPhisBeforeLegalization`` is Numba's ``PreLowerStripPhis`` without the post-processing
+sweep it ends with: in the CUDA pipeline ``IRLegalization`` runs the same sweep (with ``del``
+emission) before anything reads what it computes (see the class).
 """
 
 import functools
@@ -18,7 +22,7 @@ import time
 
 from numba.core import errors, ir, types
 from numba.core.compiler_machinery import FunctionPass, PassManager, register_pass
-from numba.core.typed_passes import NopythonRewrites
+from numba.core.typed_passes import NopythonRewrites, PreLowerStripPhis
 from numba.core.untyped_passes import InlineClosureLikes
 
 _RUN_PASS_EVENT = "numba:run_pass"
@@ -177,3 +181,29 @@ InlineClosureLikesWhenNeeded = run_when_needed(
 NopythonRewritesWhenNeeded = run_when_needed(
     NopythonRewrites, "cuda_nopython_rewrites",
     lambda state: post_inference_rewrites_apply(state))
+
+
+@register_pass(mutates_CFG=True, analysis_only=False)
+class StripPhisBeforeLegalization(PreLowerStripPhis):
+    """Numba's ``PreLowerStripPhis`` (phi nodes become assignments in the incoming blocks,
+    definitions rebuilt), without its closing ``PostProcessor(func_ir).run()``.
+
+    That sweep computes the canonical CFG, the variable lifetimes, the block entry variables and
+    the generator information.  In the CUDA pipeline the passes after this one --
+    ``InlineOverloads`` and the nopython rewrites, which run their own post-processing when they
+    change anything -- read none of it, and ``IRLegalization`` repeats the whole sweep before
+    lowering; the CFG is already canonical (SSA reconstruction's sweep made it so, and stripping
+    phis adds no edges).  Generators and parallel compiles (neither exists for CUDA) take
+    Numba's pass unchanged.  ``tests/compiler/test_pass_manager.py`` checks that the IR reaching
+    lowering is the same as with Numba's pass."""
+
+    _name = "cuda_strip_phis"
+
+    def run_pass(self, state):
+        from numba.core.ir_utils import build_definitions
+
+        if state.func_ir.is_generator or state.flags.auto_parallel.enabled:
+            return super().run_pass(state)
+        state.func_ir = self._strip_phi_nodes(state.func_ir)
+        state.func_ir._definitions = build_definitions(state.func_ir.blocks)
+        return True

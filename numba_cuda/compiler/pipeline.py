@@ -13,13 +13,18 @@ from numba.core.compiler import CompilerBase, DefaultPassBuilder, compile_extra,
 from numba.core.compiler_lock import global_compiler_lock
 from numba.core.compiler_machinery import LoweringPass, register_pass
 from numba.core.target_extension import target_override
-from numba.core.typed_passes import AnnotateTypes, IRLegalization, NopythonRewrites
+from numba.core.typed_passes import (
+    AnnotateTypes, IRLegalization, NopythonRewrites, PreLowerStripPhis,
+)
 from numba.core.untyped_passes import InlineClosureLikes
 
 from .containers import RejectAllocatingContainers
 from .strings import RejectStringBuilding
 from .device_errors import CUDALower
-from .pass_manager import CUDAPassManager, InlineClosureLikesWhenNeeded, NopythonRewritesWhenNeeded
+from .pass_manager import (
+    CUDAPassManager, InlineClosureLikesWhenNeeded, NopythonRewritesWhenNeeded,
+    StripPhisBeforeLegalization,
+)
 from .target import TARGET_NAME, CUDAFlags, CUDATargetOptions, cuda_target, registered_jit
 
 
@@ -219,9 +224,11 @@ class CUDABackend(LoweringPass):
         return True
 
 
-#: Numba passes replaced by the same pass behind a "does the IR need it" check (pass_manager).
+#: Numba passes replaced by the same pass behind a "does the IR need it" check, or without
+#: work a later pass repeats (pass_manager).
 _WHEN_NEEDED = {InlineClosureLikes: InlineClosureLikesWhenNeeded,
-                NopythonRewrites: NopythonRewritesWhenNeeded}
+                NopythonRewrites: NopythonRewritesWhenNeeded,
+                PreLowerStripPhis: StripPhisBeforeLegalization}
 
 
 def _when_needed(passes):
