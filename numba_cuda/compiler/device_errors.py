@@ -183,7 +183,14 @@ def kernel_exception_table(library, kernel_name):
 class CUDALower(Lower):
     """Numba's ``Lower``, telling the call helper which source location it lowers (for
     exceptions raised without one, such as bounds checks), and the code library (for the
-    source line of features that need a newer compute capability)."""
+    source line of features that need a newer compute capability).
+
+    Binary operators and ``getitem`` are lowered as Numba's ``lower_binop``/``lower_getitem``
+    do (the same loads, casts and implementation, in the same order), except that the
+    operator's signature for the already-inferred argument types -- a template search Numba
+    repeats for every operator it lowers -- is asked of the typing context's remembered answers
+    (``CUDATypingContext.function_call_type``).  Binary operators with static operands (a
+    rewrite sets them; none of Numba's front-end passes does) take Numba's path."""
 
     def lower_inst(self, inst):
         helper = getattr(self, "call_helper", None)
@@ -192,3 +199,42 @@ class CUDALower(Lower):
         # where features needing a newer compute capability are used (CUDACodeLibrary.require_cc)
         self.library.lowering_loc = self.loc
         return super().lower_inst(inst)
+
+    def _call_type(self, fnop, args):
+        typingctx = self.context.typing_context
+        remembered = getattr(typingctx, "function_call_type", None)
+        if remembered is None:
+            return fnop.get_call_type(typingctx, args, {})
+        return remembered(fnop, args)
+
+    def lower_binop(self, resty, expr, op):
+        from numba.core import ir
+
+        if expr.static_lhs is not ir.UNDEFINED or expr.static_rhs is not ir.UNDEFINED:
+            return super().lower_binop(resty, expr, op)
+        context, builder = self.context, self.builder
+        fnop = context.typing_context.resolve_value_type(op)
+        lty = self.typeof(expr.lhs.name)
+        rty = self.typeof(expr.rhs.name)
+        lhs = self.loadvar(expr.lhs.name)
+        rhs = self.loadvar(expr.rhs.name)
+        signature = self.fndesc.calltypes[expr]
+        lhs = context.cast(builder, lhs, lty, signature.args[0])
+        rhs = context.cast(builder, rhs, rty, signature.args[1])
+        impl = context.get_function(fnop, self._call_type(fnop, signature.args))
+        res = impl(builder, (lhs, rhs))
+        return context.cast(builder, res, signature.return_type, resty)
+
+    def lower_getitem(self, resty, expr, value, index, signature):
+        import operator
+
+        context, builder = self.context, self.builder
+        baseval = self.loadvar(value.name)
+        indexval = self.loadvar(index.name)
+        fnop = context.typing_context.resolve_value_type(operator.getitem)
+        impl = context.get_function(fnop, self._call_type(fnop, signature.args))
+        argtypes = (self.typeof(value.name), self.typeof(index.name))
+        castvals = [context.cast(builder, val, have, want)
+                    for val, have, want in zip((baseval, indexval), argtypes, signature.args)]
+        res = impl(builder, castvals)
+        return context.cast(builder, res, signature.return_type, resty)

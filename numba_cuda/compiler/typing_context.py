@@ -99,6 +99,7 @@ class CUDATypingContext(typing.BaseContext):
         self._call_signatures = {}
         self._attribute_types = {}
         self._overload_choices = {}
+        self._function_call_types = {}
         super().__init__()
 
     def refresh(self):
@@ -111,6 +112,7 @@ class CUDATypingContext(typing.BaseContext):
         self._call_signatures.clear()
         self._attribute_types.clear()
         self._overload_choices.clear()
+        self._function_call_types.clear()
         super().refresh()
         # The stamp from *before* refreshing: whatever was registered meanwhile (templates
         # add lowerings while being installed) makes the next refresh run again.
@@ -143,6 +145,24 @@ class CUDATypingContext(typing.BaseContext):
                       allow_ambiguous, unsafe_casting, exact_match_required)
         # "no case matches" (None) is an answer too
         return _remembered(self._overload_choices, choice_key, resolve, remember_none=True)
+
+    def function_call_type(self, fnty, args):
+        """``fnty.get_call_type(self, args, {})``: what lowering asks of an operator's function
+        type (``+``, ``getitem`` ...) for argument types type inference already resolved.
+        Remembered for plain ``types.Function`` callees, with the implementation key the
+        template search records (``fnty._impl_keys``, which ``get_function`` then reads): set
+        again on every remembered answer, as the search would."""
+        if type(fnty) is not types.Function:
+            return fnty.get_call_type(self, args, {})
+
+        def resolve():
+            sig = fnty.get_call_type(self, args, {})
+            return sig, fnty._impl_keys[sig.args]
+
+        sig, impl_key = _remembered(self._function_call_types, (fnty, tuple(args)), resolve,
+                                    remember_none=False)
+        fnty._impl_keys[sig.args] = impl_key
+        return sig
 
     def resolve_getattr(self, typ, attr):
         # Not for modules: a module attribute that is a constant is typed from its current
