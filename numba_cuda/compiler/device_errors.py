@@ -185,11 +185,11 @@ class CUDALower(Lower):
     exceptions raised without one, such as bounds checks), and the code library (for the
     source line of features that need a newer compute capability).
 
-    Binary operators and ``getitem`` are lowered as Numba's ``lower_binop``/``lower_getitem``
-    do (the same loads, casts and implementation, in the same order), except that the
-    operator's signature for the already-inferred argument types -- a template search Numba
-    repeats for every operator it lowers -- is asked of the typing context's remembered answers
-    (``CUDATypingContext.function_call_type``).  Binary operators with static operands (a
+    Binary operators, ``getitem`` and ``setitem`` are lowered as Numba's ``lower_binop``/
+    ``lower_getitem``/``lower_setitem`` do (the same loads, casts and implementation, in the
+    same order), except that the operator's signature for the already-inferred argument types
+    -- a template search Numba repeats for every operator it lowers -- is asked of the typing
+    context's remembered answers (``CUDATypingContext.function_call_type``).  Binary operators with static operands (a
     rewrite sets them; none of Numba's front-end passes does) take Numba's path."""
 
     def lower_inst(self, inst):
@@ -238,3 +238,25 @@ class CUDALower(Lower):
                     for val, have, want in zip((baseval, indexval), argtypes, signature.args)]
         res = impl(builder, castvals)
         return context.cast(builder, res, signature.return_type, resty)
+
+    def lower_setitem(self, target_var, index_var, value_var, signature):
+        import operator
+
+        from numba.core import types
+
+        context, builder = self.context, self.builder
+        target = self.loadvar(target_var.name)
+        value = self.loadvar(value_var.name)
+        index = self.loadvar(index_var.name)
+        targetty = self.typeof(target_var.name)
+        valuety = self.typeof(value_var.name)
+        indexty = self.typeof(index_var.name)
+        fnop = context.typing_context.resolve_value_type(operator.setitem)
+        impl = context.get_function(fnop, self._call_type(fnop, signature.args))
+        if isinstance(targetty, types.Optional):
+            target = context.cast(builder, target, targetty, targetty.type)
+        elif types.unliteral(targetty) != types.unliteral(signature.args[0]):
+            raise AssertionError(f"setitem on {targetty} typed as on {signature.args[0]}")
+        index = context.cast(builder, index, indexty, signature.args[1])
+        value = context.cast(builder, value, valuety, signature.args[2])
+        return impl(builder, (target, index, value))

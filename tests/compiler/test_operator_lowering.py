@@ -1,4 +1,4 @@
-"""``CUDALower.lower_binop``/``lower_getitem`` (operator signatures from the typing context's
+"""``CUDALower.lower_binop``/``lower_getitem``/``lower_setitem`` (operator signatures from the typing context's
 remembered answers, ``CUDATypingContext.function_call_type``) must emit exactly what Numba's
 ``Lower`` emits: the NVVM IR handed to libNVVM is compared line by line with the pipeline
 running Numba's methods, on every corpus entry and on kernels whose operators resolve through
@@ -57,6 +57,7 @@ def _ir_and_ptx(cuda, monkeypatch, fn, sig, device, numbas_methods):
     if numbas_methods:
         monkeypatch.setattr(device_errors.CUDALower, "lower_binop", Lower.lower_binop)
         monkeypatch.setattr(device_errors.CUDALower, "lower_getitem", Lower.lower_getitem)
+        monkeypatch.setattr(device_errors.CUDALower, "lower_setitem", Lower.lower_setitem)
     texts = []
     original = nvvm.compile_ir
 
