@@ -46,17 +46,18 @@ def normalize_dim3(dim, what):
         dim = (dim,)
     try:
         dims = tuple(dim)
-    except TypeError:
-        raise LaunchConfigTypeError(
-            f"{what} must be an int or a tuple of 1-3 ints, got {dim!r}") from None
+    except TypeError:  # one size that is not an int: refused below, in Numba's words
+        dims = (dim,)
     if not 1 <= len(dims) <= 3:
-        raise LaunchConfigError(f"{what} must have 1 to 3 dimensions, got {dim!r}")
+        raise LaunchConfigError(f"{what} must be a sequence of 1, 2 or 3 integers, got "
+                                f"{list(dims)}")
     out = []
     for d in dims:
         if not isinstance(d, int) and hasattr(d, "__index__"):
             d = d.__index__()
         if not isinstance(d, int):
-            raise LaunchConfigTypeError(f"{what} must contain positive ints, got {dim!r}")
+            raise LaunchConfigTypeError(f"{what} must be a sequence of integers, got "
+                                        f"{list(dims)}")
         if d < 1:
             raise LaunchConfigError(f"{what} must contain positive ints, got {dim!r}")
         out.append(d)
@@ -270,7 +271,8 @@ class CUDADispatcher(Dispatcher):
                 "another device function, not from the host"
             )
         raise LaunchConfigTypeError(
-            f"{self.py_func.__qualname__} is a CUDA kernel: launch it with a configuration, "
+            f"launch configuration was not specified: {self.py_func.__qualname__} is a CUDA "
+            f"kernel; launch it with a configuration, "
             f"{self.py_func.__name__}[blocks, threads_per_block](...)"
         )
 

@@ -222,8 +222,8 @@ class SimKernel(_SimFunction):
             # called from device code: a device function, as on the real target
             return self.sim_variant(False).fn(state.current, *args, **kwargs)
         raise LaunchConfigTypeError(
-            f"kernel {self.py_func.__name__} was called without a launch configuration; launch it "
-            f"as {self.py_func.__name__}[griddim, blockdim](...)"
+            f"launch configuration was not specified: kernel {self.py_func.__name__} was called "
+            f"without one; launch it as {self.py_func.__name__}[griddim, blockdim](...)"
         )
 
     def configure(self, griddim, blockdim, stream=0, sharedmem=0):

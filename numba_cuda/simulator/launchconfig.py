@@ -27,15 +27,15 @@ def _dims(value, what):
     else:
         try:
             dims = tuple(value)
-        except TypeError:
-            raise LaunchConfigTypeError(
-                f"{what} must be an int or a tuple of 1 to 3 ints, got {value!r}"
-            ) from None
+        except TypeError:  # one size that is not an int: refused below, in Numba's words
+            dims = (value,)
     if not 1 <= len(dims) <= 3:
-        raise LaunchConfigError(f"{what} must have 1 to 3 dimensions, got {len(dims)}: {value!r}")
+        raise LaunchConfigError(f"{what} must be a sequence of 1, 2 or 3 integers, got "
+                                f"{list(dims)}")
     for axis, d in zip("xyz", dims):
         if not isinstance(d, numbers.Integral) or isinstance(d, bool):
-            raise LaunchConfigTypeError(f"{what}.{axis} must be an int, got {d!r}")
+            raise LaunchConfigTypeError(f"{what} must be a sequence of integers, got "
+                                        f"{list(dims)} ({what}.{axis} is {d!r})")
         if d < 1:
             raise LaunchConfigError(
                 f"{what}.{axis} must be at least 1, got {int(d)} (a launch needs at least one "
