@@ -31,3 +31,11 @@ errmsg_contiguous_buffer = (
     "Array contains non-contiguous buffer and cannot be transferred as a single memory "
     "region. Please ensure contiguous buffer with numpy .ascontiguousarray()"
 )
+
+
+def sentry_contiguous(ary):
+    """Raise ``ValueError`` (Numba's message) unless ``ary``'s core is C or F contiguous: what
+    Numba's ``auto_device`` requires of a host array before copying it."""
+    core = array_core(ary)
+    if not core.flags["C_CONTIGUOUS"] and not core.flags["F_CONTIGUOUS"]:
+        raise ValueError(errmsg_contiguous_buffer)

@@ -14,7 +14,8 @@ from numba_cuda.runtime.interop import is_cuda_array
 DeviceNDArrayBase = DeviceNDArray
 
 # Numba's module-level layout helpers (same objects on the GPU target and in the simulator).
-from numba_cuda.array_layout import array_core, errmsg_contiguous_buffer, is_contiguous  # noqa: E402,F401
+from numba_cuda.array_layout import (  # noqa: E402,F401
+    array_core, errmsg_contiguous_buffer, is_contiguous, sentry_contiguous)
 
 
 def is_cuda_ndarray(obj):
@@ -37,8 +38,9 @@ def auto_device(obj, stream=0, copy=True, user_explicit=False):
         return api.as_cuda_array(obj), False
     if isinstance(obj, np.void):  # a record: a DeviceRecord, as in Numba
         return api.to_device(obj, stream=stream, copy=copy), True
-    return api.to_device(np.asarray(obj) if not isinstance(obj, np.ndarray) else obj,
-                         stream=stream, copy=copy), True
+    host = np.asarray(obj) if not isinstance(obj, np.ndarray) else obj
+    sentry_contiguous(host)  # as Numba's auto_device (cuda.to_device copies any layout)
+    return api.to_device(host, stream=stream, copy=copy), True
 
 
 def from_array_like(ary, stream=0, gpu_data=None):

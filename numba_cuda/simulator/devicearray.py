@@ -427,4 +427,8 @@ def auto_device(obj, stream=0, copy=True):
         return obj, False
     if is_cuda_array(obj):
         return as_cuda_array(obj), False
+    if isinstance(obj, np.ndarray):
+        from ..array_layout import sentry_contiguous
+
+        sentry_contiguous(obj)  # as Numba's auto_device (cuda.to_device copies any layout)
     return to_device(obj, stream, copy), True
