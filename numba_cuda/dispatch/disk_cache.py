@@ -25,6 +25,8 @@ calls them.
 import hashlib
 import os
 
+from numba.core.errors import TypingError
+
 from ..caching.kernel_cache import KernelCache
 from ..compiler import capability
 from ..compiler.kernel import KernelImage
@@ -125,7 +127,14 @@ class DispatcherCache:
             return False
         args = tuple(args)
         cc = self._cc()
-        return self.store.save(self._sigkey(args), cc, kernel_payload(kernel, kernel.image(cc)))
+        try:
+            image = kernel.image(cc)
+        except TypingError:
+            # The kernel needs a newer GPU than ``cc`` (grid sync below 6.0 ...): there is no
+            # code to store for ``cc``; a launch compiles it for the GPU it runs on (and raises
+            # this error there if that GPU is too old).
+            return False
+        return self.store.save(self._sigkey(args), cc, kernel_payload(kernel, image))
 
 
 def kernel_payload(kernel, image):

@@ -260,6 +260,8 @@ def test_cached_kernel_stays_cooperative(run_script, tmp_path):
         kernel = exchange.overloads[(int32[:], int32[:])]
         print(type(kernel).__name__, kernel.cooperative, kernel.image((7, 5)).cooperative)
     """
+    from numba_cuda.compiler import capability
+
     env = {"NUMBA_CACHE_DIR": str(tmp_path / "cache")}
     first = run_script(source, env=env, cwd=str(tmp_path))
     assert first.returncode == 0, first.stderr
@@ -268,7 +270,13 @@ def test_cached_kernel_stays_cooperative(run_script, tmp_path):
     assert first.stdout.split()[1:] == ["True", "True"]
     kind, *flags = second.stdout.split()
     assert flags == ["True", "True"]
-    assert kind != "LaunchableKernel", "the second process should have loaded the cache entry"
+    if capability.default_cc() >= (6, 0):
+        assert kind != "LaunchableKernel", "the second process should have loaded the cache entry"
+    else:
+        # Without a GPU entries are keyed on the lowest cc (5.0 on CUDA 12), where grid sync
+        # does not exist: nothing is stored, and decorating still works (no error at import).
+        assert kind == "LaunchableKernel"
+        assert not list((tmp_path / "cache").rglob("*.nbcu"))
 
 
 def test_sync_barrier_arithmetic_flips_the_top_bit_exactly_at_the_last_arrival():
