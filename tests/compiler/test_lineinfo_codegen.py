@@ -55,13 +55,15 @@ _MANGLED = re.compile(r"_ZN[\w$]+")
 def _instructions(ptx):
     """The code of the PTX: without line-table directives, comments, blank lines and the
     ``.debug_str`` section after the code (the inlined functions' names the ``.loc`` lines
-    refer to); mangled names are blanked (the lineinfo option is part of their ABI tag)."""
+    refer to); mangled names are blanked (the lineinfo option is part of their ABI tag), and the
+    ``.reg`` declarations are left out: they count virtual registers, not instructions (the
+    registers the code really uses are ptxas's count, compared separately)."""
     out = []
     for line in ptx.splitlines():
         line = line.split("//", 1)[0].strip()
         if line.startswith(".section") and ".debug_str" in line:
             break
-        if not line or line.startswith((".loc", ".file")):
+        if not line or line.startswith((".loc", ".file", ".reg")):
             continue
         out.append(_MANGLED.sub("_ZN...", line))
     return out
