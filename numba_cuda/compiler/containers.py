@@ -18,13 +18,14 @@ def no_allocation_message(what):
             "use tuples, cuda.local.array or arrays passed as arguments")
 
 
-def find_allocating_container(func_ir):
-    """The first ``(what, loc)`` of a list/dict/set built in ``func_ir``, in source order, or None."""
+def first_expression(func_ir, classify):
+    """The first ``(what, loc)`` in source order of an assigned expression of ``func_ir`` that
+    ``classify(expr)`` names (returns a description, else None), or None."""
     found = []
     for block in func_ir.blocks.values():
         for inst in block.body:
             if isinstance(inst, ir.Assign) and isinstance(inst.value, ir.Expr):
-                what = ALLOCATING.get(inst.value.op)
+                what = classify(inst.value)
                 if what is not None:
                     loc = inst.value.loc or inst.loc
                     found.append((getattr(loc, "line", 0) or 0, what, loc))
@@ -32,6 +33,11 @@ def find_allocating_container(func_ir):
         return None
     _line, what, loc = min(found, key=lambda item: item[0])
     return what, loc
+
+
+def find_allocating_container(func_ir):
+    """The first ``(what, loc)`` of a list/dict/set built in ``func_ir``, in source order, or None."""
+    return first_expression(func_ir, lambda expr: ALLOCATING.get(expr.op))
 
 
 @register_pass(mutates_CFG=False, analysis_only=True)

@@ -13,6 +13,8 @@ import operator
 from numba.core import errors, ir
 from numba.core.compiler_machinery import AnalysisPass, register_pass
 
+from .containers import first_expression
+
 #: Builtins whose result is a new string.
 _STRING_BUILTINS = {str: "str() (or an f-string)", repr: "repr()", format: "format()", ascii: "ascii()"}
 #: Binary operators that build a string from a string operand.
@@ -73,18 +75,7 @@ def _string_use(func_ir, expr):
 
 def find_string_building(func_ir):
     """The first ``(what, loc)`` in source order of something building a string, or None."""
-    found = []
-    for block in func_ir.blocks.values():
-        for inst in block.body:
-            if isinstance(inst, ir.Assign) and isinstance(inst.value, ir.Expr):
-                what = _string_use(func_ir, inst.value)
-                if what is not None:
-                    loc = inst.value.loc or inst.loc
-                    found.append((getattr(loc, "line", 0) or 0, what, loc))
-    if not found:
-        return None
-    _line, what, loc = min(found, key=lambda item: item[0])
-    return what, loc
+    return first_expression(func_ir, lambda expr: _string_use(func_ir, expr))
 
 
 @register_pass(mutates_CFG=False, analysis_only=True)
