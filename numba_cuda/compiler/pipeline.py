@@ -18,6 +18,7 @@ from numba.core.typed_passes import (
 )
 from numba.core.untyped_passes import InlineClosureLikes
 
+from . import collection_pause
 from .containers import RejectAllocatingContainers
 from .strings import RejectStringBuilding
 from .device_errors import CUDALower
@@ -294,19 +295,20 @@ def compile_cuda(pyfunc, return_type, args, options, locals=None):
     device functions the code calls (``@overload(target="cuda")``, ``@njit`` helpers) are
     compiled through the ``jit`` it registered."""
     registered_jit()  # a clear error now rather than an obscure one from inside Numba
-    typingctx = cuda_target.typing_context
-    targetctx = cuda_target.target_context
-    flags = make_flags(options)
-    try:
-        with target_override(TARGET_NAME):
-            cres = compile_extra(
-                typingctx=typingctx, targetctx=targetctx, func=pyfunc, args=args,
-                return_type=return_type, flags=flags, locals=locals or {},
-                pipeline_class=CUDACompiler,
-            )
-    except errors.NumbaError as exc:
-        _locate(exc, pyfunc)
-        raise
-    cres.library.nvvm_options = options.nvvm_options()
-    cres.library.finalize()
+    with collection_pause.paused():
+        typingctx = cuda_target.typing_context
+        targetctx = cuda_target.target_context
+        flags = make_flags(options)
+        try:
+            with target_override(TARGET_NAME):
+                cres = compile_extra(
+                    typingctx=typingctx, targetctx=targetctx, func=pyfunc, args=args,
+                    return_type=return_type, flags=flags, locals=locals or {},
+                    pipeline_class=CUDACompiler,
+                )
+        except errors.NumbaError as exc:
+            _locate(exc, pyfunc)
+            raise
+        cres.library.nvvm_options = options.nvvm_options()
+        cres.library.finalize()
     return cres
