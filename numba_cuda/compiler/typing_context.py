@@ -16,6 +16,8 @@ import importlib
 from numba.core import types, typing
 from numba.core.dispatcher import Dispatcher
 
+from ..lang.stubs import Stub
+
 #: Family modules the compiler always installs (its own), before ``lang.FAMILY_MODULES``.
 COMPILER_FAMILIES = ("numba_cuda.lang.indexing", "numba_cuda.compiler.external",
                      "numba_cuda.compiler.arithmetic", "numba_cuda.compiler.array_access")
@@ -100,6 +102,7 @@ class CUDATypingContext(typing.BaseContext):
         self._attribute_types = {}
         self._overload_choices = {}
         self._function_call_types = {}
+        self._value_types = {}
         super().__init__()
 
     def refresh(self):
@@ -113,6 +116,7 @@ class CUDATypingContext(typing.BaseContext):
         self._attribute_types.clear()
         self._overload_choices.clear()
         self._function_call_types.clear()
+        self._value_types.clear()
         super().refresh()
         # The stamp from *before* refreshing: whatever was registered meanwhile (templates
         # add lowerings while being installed) makes the next refresh run again.
@@ -192,6 +196,14 @@ class CUDATypingContext(typing.BaseContext):
             ty = self._get_global_type(val)
             if ty is not None:
                 return ty
+        elif _value_type_is_fixed(val):
+            # Builtin functions (``len``, ``operator.add`` ... for every operator lowered) and
+            # kernel-language stubs: Numba's typeof() fails on them (a ValueError built, with
+            # its traceback cleared, each time) before the global lookup answers.  The answer
+            # for the same object changes only when a refresh installs something.
+            return _remembered(self._value_types, val,
+                               functools.partial(super().resolve_value_type, val),
+                               remember_none=False)
         return super().resolve_value_type(val)
 
 
@@ -225,6 +237,14 @@ def _answer_is_cacheable(func):
 
 
 _BUILTIN_FUNCTION = type(len)
+
+
+def _value_type_is_fixed(val):
+    """A value whose type (``resolve_value_type``) depends only on the registered typing: a
+    builtin function (no attributes can be set on it, so no ``_numba_type_``) or a
+    kernel-language stub (typed by its registered templates)."""
+    kind = type(val)
+    return kind is _BUILTIN_FUNCTION or issubclass(kind, Stub)
 
 
 def _is_plain_builtin_class(val):

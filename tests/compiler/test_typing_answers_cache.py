@@ -157,3 +157,70 @@ def test_overload_choices_are_remembered_and_errors_are_not(cuda):
         assert rated, "a failed choice must be rated again, not remembered"
     finally:
         type(ctx)._rate_arguments = original
+
+
+def test_value_types_of_builtins_and_stubs_are_remembered_and_equal_numbas(cuda):
+    """``resolve_value_type`` of builtin functions (``len``, ``operator.add`` ...) and
+    kernel-language stubs is remembered per object (Numba's typeof() fails on each with a
+    ValueError before the global lookup answers) and is what Numba's lookup gives."""
+    import math
+    import operator
+
+    from numba.core.typing.context import BaseContext
+
+    from numba_cuda.compiler import typing_context
+    from numba_cuda.compiler.target import cuda_target
+
+    def kernel(out, a, b):
+        out[0] = a + b
+
+    cuda.compile_ptx(kernel, void(int64[::1], int64, int64), cc=CC)  # contexts set up
+    ctx = cuda_target.typing_context
+    values = [len, operator.add, operator.getitem, abs, min, cuda.grid, cuda.syncthreads,
+              cuda.atomic.add, cuda.threadIdx]
+    for value in values:
+        assert typing_context._value_type_is_fixed(value), value
+        assert ctx.resolve_value_type(value) == BaseContext.resolve_value_type(ctx, value)
+        assert value in ctx._value_types
+    # not remembered: values whose type can change or is not fixed by the registries
+    for value in (math, 3, cuda.jit(device=True)(lambda x: x)):
+        assert not typing_context._value_type_is_fixed(value)
+    # answered from the table: Numba's typeof() is not asked again
+    import numba.core.typing.context as numba_typing_context
+
+    original = numba_typing_context.typeof
+    asked = []
+
+    def spy(val, purpose):
+        asked.append(val)
+        return original(val, purpose)
+
+    numba_typing_context.typeof = spy
+    try:
+        again = [ctx.resolve_value_type(value) for value in values]
+    finally:
+        numba_typing_context.typeof = original
+    assert asked == []
+    assert again == [ctx._value_types[value] for value in values]
+
+
+def test_value_types_are_forgotten_when_a_refresh_installs_something(cuda):
+    from numba_cuda.compiler.target import cuda_target
+
+    def kernel(out, a):
+        out[0] = len(a)
+
+    cuda.compile_ptx(kernel, void(int64[::1], int64[::1]), cc=CC)
+    ctx = cuda_target.typing_context
+    ctx.resolve_value_type(len)
+    assert len in ctx._value_types
+
+    def new_function(x):
+        return x
+
+    @overload(new_function, target="cuda")
+    def _ol(x):
+        return lambda x: x
+
+    ctx.refresh()
+    assert len not in ctx._value_types
