@@ -135,9 +135,9 @@ NUMBA_REEXPORTS = {"literal_unroll": "numba.misc.special"}
 
 # ---- names existing code touches beyond the documented API (both targets have them) ---
 SURFACE = {
-    "In": "numba_cuda.runtime.arghints",
-    "Out": "numba_cuda.runtime.arghints",
-    "InOut": "numba_cuda.runtime.arghints",
+    "In": "numba_cuda.args",
+    "Out": "numba_cuda.args",
+    "InOut": "numba_cuda.args",
     "CudaError": "numba_cuda.errors",
     "CudaSupportError": "numba_cuda.errors",
     "LaunchConfigError": "numba_cuda.errors",

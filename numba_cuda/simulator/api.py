@@ -5,6 +5,7 @@ here first (see ``numba_cuda/__init__.py``); tests may also use this module
 directly: ``from numba_cuda.simulator import api as cuda``.
 """
 
+from ..args import In, InOut, Out  # noqa: F401 - the GPU target's classes too
 from ..errors import CudaError, CudaSupportError, LaunchConfigError  # noqa: F401
 from .cudadrv import devicearray, devices, driver  # noqa: F401 - cuda.devicearray ... modules
 from .cudadrv.runtime import runtime  # noqa: F401 - cuda.runtime.get_version(), as in Numba
@@ -45,10 +46,7 @@ from .devices import (  # noqa: F401
     select_device,
 )
 from .dispatcher import (  # noqa: F401
-    In,
-    InOut,
     NotAvailableInSimulator,
-    Out,
     compile,
     compile_for_current_device,
     compile_ptx,

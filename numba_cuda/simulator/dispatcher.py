@@ -8,6 +8,7 @@ import threading
 import numpy as np
 
 from .. import pickling
+from ..args import ArgHint
 from ..errors import CudaError, LaunchConfigError, LaunchConfigTypeError, NotAvailableInSimulator  # noqa: F401
 from ..unsupported import argument_error, argument_problem, check_function
 from . import collectives, devicearray, launchconfig, scheduler
@@ -372,31 +373,6 @@ def _scalar_types_of(signatures):
         else:
             convs.append(None)
     return convs
-
-
-class ArgHint:
-    """``cuda.In``/``cuda.Out``/``cuda.InOut``: how a host array argument travels."""
-
-    copy_in = True
-    copy_out = True
-
-    def __init__(self, value):
-        self.value = value
-
-    def __repr__(self):
-        return f"{type(self).__name__}({self.value!r})"
-
-
-class In(ArgHint):
-    copy_out = False
-
-
-class Out(ArgHint):
-    copy_in = False
-
-
-class InOut(ArgHint):
-    pass
 
 
 def _kernel_arg(arg):

@@ -77,6 +77,36 @@ def test_args_wrap_arg_in_the_simulator():
     assert out == ["True"] * 5
 
 
+def test_arg_hints_are_one_set_of_classes_for_both_targets_and_pickle_by_that_path():
+    import pickle
+
+    from numba_cuda import args
+    from numba_cuda.simulator import api as sim
+
+    assert (sim.In, sim.Out, sim.InOut) == (args.In, args.Out, args.InOut)
+    a = np.arange(3.0)
+    blob = pickle.dumps(sim.Out(a))
+    # A fresh process with the GPU target, where no hint was touched before: the unpickled
+    # hint is cuda.Out, and Numba types it as the array it wraps (what a launch asks).
+    code = textwrap.dedent(f"""
+        import pickle
+        from numba.core.typing.typeof import Purpose, typeof
+        hint = pickle.loads({blob!r})
+        from numba import cuda
+        print(type(hint) is cuda.Out, isinstance(hint, cuda.args.ArgHint), hint.value.tolist())
+        print(typeof(hint, Purpose.argument))
+        try:
+            typeof(cuda.In(3), Purpose.argument)
+        except TypeError as exc:
+            print("TypeError:", "wraps an array argument" in str(exc))
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300, env=dict(os.environ, NUMBA_ENABLE_CUDASIM="0"))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split("\n")[:3] == ["True True [0.0, 1.0, 2.0]",
+                                           "array(float64, 1d, C)", "TypeError: True"]
+
+
 def test_nrt_allocation_counters_are_zero_and_nrt_entry_points_say_there_is_no_nrt():
     from numba.cuda.memory_management import rtsys
     from numba.cuda.memory_management import nrt

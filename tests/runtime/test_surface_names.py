@@ -34,9 +34,9 @@ def test_module_attributes_and_error_classes():
     assert cuda.CudaSupportError is errors.CudaSupportError
     assert cuda.CudaSupportError is cuda.cudadrv.error.CudaSupportError
     assert issubclass(cuda.NotAvailableInSimulator, NotImplementedError)
-    from numba_cuda.runtime import arghints
+    from numba_cuda import args
 
-    assert (cuda.In, cuda.Out, cuda.InOut) == (arghints.In, arghints.Out, arghints.InOut)
+    assert (cuda.In, cuda.Out, cuda.InOut) == (args.In, args.Out, args.InOut)
     a = np.zeros(2)
     assert cuda.InOut(a).value is a
 
