@@ -24,6 +24,7 @@ from numba.core.typing.typeof import Purpose, typeof
 from .. import pickling
 from ..compiler.pipeline import CompileOptions, CUDACompiler, compile_cuda
 from ..compiler.target import NUMBA_INTERNAL_OPTIONS, cuda_target
+from ..launch_dims import normalize_dims
 from ..unsupported import argument_error, argument_problem, check_function
 from ..errors import (CompilationDisabledError, KernelArgumentError, LaunchConfigError,
                       LaunchConfigTypeError)
@@ -33,38 +34,6 @@ from .launched_kernel import LaunchableKernel, max_cooperative_grid_blocks
 
 #: Threads per block used by ``forall`` (a fixed, widely good choice; no occupancy query).
 FORALL_BLOCK_SIZE = 256
-
-def normalize_dim3(dim, what):
-    """``5`` -> ``(5, 1, 1)``; ``(2, 3)`` -> ``(2, 3, 1)``; validates positive ints.
-
-    A missing size is a ``LaunchConfigError`` (a ``ValueError``), a size that is not an integer a
-    ``LaunchConfigTypeError`` (also a ``TypeError``): the classes Numba raises."""
-    if dim is None:
-        raise LaunchConfigError(f"{what} is missing: launch the kernel as "
-                                "kernel[griddim, blockdim](...)")
-    if isinstance(dim, int):
-        dim = (dim,)
-    try:
-        dims = tuple(dim)
-    except TypeError:  # one size that is not an int: refused below, in Numba's words
-        dims = (dim,)
-    if not 1 <= len(dims) <= 3:
-        raise LaunchConfigError(f"{what} must be a sequence of 1, 2 or 3 integers, got "
-                                f"{list(dims)}")
-    out = []
-    for d in dims:
-        if not isinstance(d, int) and hasattr(d, "__index__"):
-            d = d.__index__()
-        if not isinstance(d, int):
-            raise LaunchConfigTypeError(f"{what} must be a sequence of integers, got "
-                                        f"{list(dims)}")
-        if d < 1:
-            raise LaunchConfigError(f"{what} must contain positive ints, got {dim!r}")
-        out.append(d)
-    while len(out) < 3:
-        out.append(1)
-    return tuple(out)
-
 
 #: Grids of fewer blocks get Numba's low-occupancy warning (its heuristic: most GPUs have
 #: dozens of SMs and want several blocks on each).
@@ -96,8 +65,8 @@ class LaunchConfiguration:
 
     def __init__(self, dispatcher, griddim, blockdim, stream=0, sharedmem=0):
         self.dispatcher = dispatcher
-        self.griddim = normalize_dim3(griddim, "griddim")
-        self.blockdim = normalize_dim3(blockdim, "blockdim")
+        self.griddim = normalize_dims(griddim, "griddim")
+        self.blockdim = normalize_dims(blockdim, "blockdim")
         self.stream = stream
         if not isinstance(sharedmem, int) or sharedmem < 0:
             raise LaunchConfigError(f"dynamic shared memory must be a non-negative int of bytes, got {sharedmem!r}")

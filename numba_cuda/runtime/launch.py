@@ -15,6 +15,7 @@ dictionary look-up, the packing and the driver call.
 import numbers
 
 from numba_cuda.errors import LaunchConfigError, LinkerError
+from numba_cuda.launch_dims import normalize_dims
 from numba_cuda.runtime import cudriver
 from numba_cuda.runtime.argpack import LaunchState
 from numba_cuda.runtime.current_streams import as_stream
@@ -25,26 +26,6 @@ DEFAULT_DYNAMIC_SHARED_LIMIT = 48 * 1024
 
 
 # -- launch configuration (pure) ----------------------------------------------------
-def normalize_dims(dims, what):
-    """An int or a 1-3 tuple of positive ints -> ``(x, y, z)``; LaunchConfigError otherwise."""
-    if isinstance(dims, numbers.Integral) and not isinstance(dims, bool):
-        dims = (dims,)
-    if not isinstance(dims, (tuple, list)) or not 1 <= len(dims) <= 3:
-        raise LaunchConfigError(f"{what} must be an int or a tuple of 1 to 3 ints, got {dims!r}")
-    out = []
-    for axis, value in zip("xyz", dims):
-        if not isinstance(value, numbers.Integral) or isinstance(value, bool):
-            raise LaunchConfigError(f"{what}.{axis} must be an int, got {value!r} "
-                                    f"({type(value).__name__})")
-        if value <= 0:
-            raise LaunchConfigError(f"{what}.{axis} is {value}: every dimension of {what} must "
-                                    f"be at least 1")
-        out.append(int(value))
-    while len(out) < 3:
-        out.append(1)
-    return tuple(out)
-
-
 def _limit(limits, name, fallback=None):
     value = getattr(limits, name, None)
     if value is None and fallback is not None:

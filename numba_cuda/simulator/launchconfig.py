@@ -6,7 +6,8 @@ limits of every current NVIDIA GPU.
 
 import numbers
 
-from ..errors import LaunchConfigError, LaunchConfigTypeError
+from ..errors import LaunchConfigError
+from ..launch_dims import normalize_dims
 
 MAX_THREADS_PER_BLOCK = 1024
 MAX_BLOCK_DIM = (1024, 1024, 64)
@@ -14,41 +15,10 @@ MAX_GRID_DIM = (2**31 - 1, 65535, 65535)
 MAX_SHARED_MEMORY_PER_BLOCK = 48 * 1024
 
 
-def _dims(value, what):
-    # Missing: LaunchConfigError (a ValueError); not integers: LaunchConfigTypeError (also a
-    # TypeError): the classes Numba raises.
-    if value is None:
-        raise LaunchConfigError(f"{what} is missing: launch the kernel as "
-                                "kernel[griddim, blockdim](...)")
-    if isinstance(value, numbers.Integral):
-        dims = (value,)
-    elif hasattr(value, "x") and hasattr(value, "y") and hasattr(value, "z"):
-        dims = (value.x, value.y, value.z)
-    else:
-        try:
-            dims = tuple(value)
-        except TypeError:  # one size that is not an int: refused below, in Numba's words
-            dims = (value,)
-    if not 1 <= len(dims) <= 3:
-        raise LaunchConfigError(f"{what} must be a sequence of 1, 2 or 3 integers, got "
-                                f"{list(dims)}")
-    for axis, d in zip("xyz", dims):
-        if not isinstance(d, numbers.Integral) or isinstance(d, bool):
-            raise LaunchConfigTypeError(f"{what} must be a sequence of integers, got "
-                                        f"{list(dims)} ({what}.{axis} is {d!r})")
-        if d < 1:
-            raise LaunchConfigError(
-                f"{what}.{axis} must be at least 1, got {int(d)} (a launch needs at least one "
-                f"block of at least one thread)"
-            )
-    dims = tuple(int(d) for d in dims)
-    return dims + (1,) * (3 - len(dims))
-
-
 def normalize(griddim, blockdim, sharedmem=0):
     """Return ``(griddim, blockdim)`` as 3-tuples, or raise :class:`LaunchConfigError`."""
-    grid = _dims(griddim, "griddim")
-    block = _dims(blockdim, "blockdim")
+    grid = normalize_dims(griddim, "griddim")
+    block = normalize_dims(blockdim, "blockdim")
     for axis, d, limit in zip("xyz", grid, MAX_GRID_DIM):
         if d > limit:
             raise LaunchConfigError(f"griddim.{axis} = {d} exceeds the device limit of {limit}")

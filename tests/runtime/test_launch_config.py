@@ -22,12 +22,12 @@ def test_normalizes_ints_and_tuples():
 
 
 @pytest.mark.parametrize("grid,block,match", [
-    (0, 32, r"griddim\.x is 0: every dimension of griddim must be at least 1"),
-    (4, (32, -1), r"blockdim\.y is -1"),
-    ((1, 2, 3, 4), 32, "griddim must be an int or a tuple of 1 to 3 ints"),
-    ((2.0, 1), 32, r"griddim\.x must be an int, got 2\.0"),
-    (2.0, 32, r"griddim must be an int or a tuple of 1 to 3 ints, got 2\.0"),
-    (4, True, "blockdim must be an int"),
+    (0, 32, r"griddim\.x must be at least 1, got 0 \(a launch needs at least one block"),
+    (4, (32, -1), r"blockdim\.y must be at least 1, got -1"),
+    ((1, 2, 3, 4), 32, r"griddim must be a sequence of 1, 2 or 3 integers, got \[1, 2, 3, 4\]"),
+    ((2.0, 1), 32, r"griddim must be a sequence of integers, got \[2\.0, 1\] \(griddim\.x is 2\.0\)"),
+    (2.0, 32, r"griddim must be a sequence of integers, got \[2\.0\]"),
+    (4, True, r"blockdim must be a sequence of integers, got \[True\]"),
 ])
 def test_bad_dimensions(grid, block, match):
     with pytest.raises(LaunchConfigError, match=match):

@@ -1,0 +1,61 @@
+"""The sizes in ``kernel[griddim, blockdim]``: one check for the GPU target's dispatcher, its
+runtime and the simulator.
+
+``normalize_dims(value, what)`` turns an int, a sequence of 1 to 3 ints or a ``dim3``-like
+object (``.x``, ``.y``, ``.z``) into ``(x, y, z)``.  Integers are anything with ``__index__``
+(NumPy's too) except booleans.  A missing size or a wrong count or value is a
+``LaunchConfigError`` (a ``ValueError``), a size that is not an integer a
+``LaunchConfigTypeError`` (also a ``TypeError``): the classes Numba raises, with the words
+Numba's tests look for ("must be a sequence of 1, 2 or 3 integers", "must be a sequence of
+integers").  Device limits are each target's own check.
+"""
+
+import numbers
+import operator
+
+from .errors import LaunchConfigError, LaunchConfigTypeError
+
+__all__ = ["normalize_dims"]
+
+
+def _size(d):
+    """``d`` as an int, or None when it is not an integer (booleans are not sizes)."""
+    if isinstance(d, bool) or not isinstance(d, numbers.Integral) and not hasattr(d, "__index__"):
+        return None
+    try:
+        return operator.index(d)
+    except TypeError:  # NumPy's bool has __index__ but refuses it
+        return None
+
+
+def normalize_dims(value, what):
+    """``5`` -> ``(5, 1, 1)``; ``(2, 3)`` -> ``(2, 3, 1)``; ``what`` ("griddim", "blockdim")
+    names the value in the errors."""
+    if value is None:
+        raise LaunchConfigError(f"{what} is missing: launch the kernel as "
+                                "kernel[griddim, blockdim](...)")
+    if isinstance(value, numbers.Integral):
+        dims = (value,)
+    elif hasattr(value, "x") and hasattr(value, "y") and hasattr(value, "z"):
+        dims = (value.x, value.y, value.z)
+    else:
+        try:
+            dims = tuple(value)
+        except TypeError:  # one size that is not an int: refused below, in Numba's words
+            dims = (value,)
+    if not 1 <= len(dims) <= 3:
+        raise LaunchConfigError(f"{what} must be a sequence of 1, 2 or 3 integers, got "
+                                f"{list(dims)}")
+    out = []
+    for axis, d in zip("xyz", dims):
+        size = _size(d)
+        if size is None:
+            raise LaunchConfigTypeError(f"{what} must be a sequence of integers, got "
+                                        f"{list(dims)} ({what}.{axis} is {d!r})")
+        if size < 1:
+            raise LaunchConfigError(
+                f"{what}.{axis} must be at least 1, got {size} (a launch needs at least one "
+                f"block of at least one thread)"
+            )
+        out.append(size)
+    return tuple(out) + (1,) * (3 - len(out))
