@@ -99,6 +99,12 @@ class FakeCUDAContext:
         #: deferred frees: never any in the simulator (``clear()`` is valid and does nothing)
         self.deallocations = PendingDeallocations()
 
+    @property
+    def referent(self):
+        """This context itself, also through a ``weakref.proxy`` (which EMM plugins written for
+        Numba pass to ``MemoryPointer``): memory objects keep the context itself."""
+        return self
+
     def get_memory_info(self):
         """``MemoryInfo(free, total)`` bytes: the host's memory, which simulated arrays use."""
         from ..emm import MemoryInfo

@@ -5,7 +5,8 @@ is ever asked for memory, and there is no other process to share memory
 with.  So that code defining or selecting an EMM plugin imports and runs
 unchanged, the plugin interface is the real one (:mod:`numba_cuda.emm`),
 ``set_memory_manager`` checks the plugin as on a GPU (and warns that the
-simulator will not call it), and the memory classes can be constructed.
+simulator will not call it), and the memory classes can be constructed (they are
+:mod:`numba_cuda.emm_memory`'s, the part of the GPU target's that needs no driver).
 What needs a GPU (host allocations of ``HostOnlyCUDAMemoryManager``, IPC)
 raises :class:`~numba_cuda.simulator.dispatcher.NotAvailableInSimulator`.
 Numba's own simulator has none of these names.
@@ -13,9 +14,9 @@ Numba's own simulator has none of these names.
 
 import contextlib
 import warnings
-import weakref
 
 from ..emm import BaseCUDAMemoryManager, MemoryInfo, check_plugin  # noqa: F401
+from ..emm_memory import MappedMemory, MemoryPointer, PinnedMemory  # noqa: F401 - constructible
 from .unavailable import not_available
 
 
@@ -63,58 +64,6 @@ class GetIpcHandleMixin:
 
     def get_ipc_handle(self, memory):
         raise not_available("CUDA IPC")
-
-
-class MemoryPointer:
-    """Device memory of an EMM plugin (the simulator never receives one from a plugin)."""
-
-    __cuda_memory__ = True
-
-    def __init__(self, context, pointer, size, owner=None, finalizer=None):
-        self.context = context
-        self.device_pointer = self.handle = pointer
-        self.size = int(size)
-        self.is_managed = finalizer is not None
-        self.refct = 1
-        self._owner = owner
-        self._finalizer = weakref.finalize(self, finalizer) if finalizer is not None else None
-
-    @property
-    def owner(self):
-        return self if self._owner is None else self._owner
-
-    def own(self):
-        return self
-
-    def free(self):
-        if self.is_managed:
-            if not self._finalizer.alive:
-                raise RuntimeError("Freeing dead memory")
-            self._finalizer()
-
-
-class MappedMemory(MemoryPointer):
-    """Mapped host memory of an EMM plugin."""
-
-    def __init__(self, context, pointer, size, owner=None, finalizer=None):
-        super().__init__(context, pointer, size, owner=owner, finalizer=finalizer)
-        self.host_pointer = pointer
-        self.owned = owner
-
-
-class PinnedMemory:
-    """Page-locked host memory of an EMM plugin."""
-
-    def __init__(self, context, pointer, size, owner=None, finalizer=None):
-        self.context = context
-        self.owned = owner
-        self.size = int(size)
-        self.host_pointer = self.handle = pointer
-        self.is_managed = finalizer is not None
-        self._finalizer = weakref.finalize(self, finalizer) if finalizer is not None else None
-
-    def own(self):
-        return self
 
 
 class IpcHandle:

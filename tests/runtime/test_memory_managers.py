@@ -142,6 +142,25 @@ def test_rmm_names_import_at_module_level():
         assert getattr(cuda, name) is getattr(cuda.cudadrv.driver, name), name
 
 
+def test_gpu_memory_objects_extend_the_simulators(fake):
+    """The GPU classes are the driverless ones of numba_cuda.emm_memory (which the simulator
+    uses) plus view/memset and the driver's device address for mapped memory."""
+    from numba import cuda
+    from numba_cuda import emm_memory
+
+    drv = cuda.cudadrv.driver
+    for name in ("MemoryPointer", "AutoFreePointer", "ManagedMemory", "MappedMemory"):
+        assert issubclass(getattr(drv, name), getattr(emm_memory, name)), name
+    for name in ("AutoFreePointer", "ManagedMemory", "MappedMemory"):
+        assert issubclass(getattr(drv, name), cuda.MemoryPointer), name
+    assert cuda.PinnedMemory is emm_memory.PinnedMemory
+    managed = drv.ManagedMemory(None, 0x5000, 64, finalizer=lambda: None)
+    assert managed.host_pointer == managed.device_pointer_value == 0x5000 and managed.refct == 0
+    view = managed.view(16, 32)
+    assert type(view) is cuda.MemoryPointer and view.device_pointer_value == 0x5010
+    assert view.size == 16 and view.owner is managed
+
+
 def test_allocations_go_through_the_plugin_and_arrays_work(fake, plugin):
     from numba import cuda
 

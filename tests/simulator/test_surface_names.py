@@ -89,6 +89,33 @@ def test_emm_plugins_are_checked_and_not_called():
         assert freed == [1]
 
 
+def test_emm_memory_objects_are_the_driverless_ones_and_work_over_host_memory():
+    import weakref
+
+    from numba_cuda import emm_memory
+
+    assert (cuda.MemoryPointer, cuda.MappedMemory, cuda.PinnedMemory) == (
+        emm_memory.MemoryPointer, emm_memory.MappedMemory, emm_memory.PinnedMemory)
+    ctx = cuda.current_context()
+    buf = np.arange(8, dtype=np.uint8)
+    address = buf.__array_interface__["data"][0]
+    freed = []
+    mapped = cuda.MappedMemory(weakref.proxy(ctx), address, 8, finalizer=lambda: freed.append("m"))
+    # simulated device memory is host memory: the mapped device address is the host one
+    assert mapped.context is ctx and mapped.host_pointer == mapped.device_pointer_value == address
+    assert mapped.as_bytes_array().tolist() == list(range(8))
+    pinned = cuda.PinnedMemory(ctx, address, 8, owner=buf, finalizer=lambda: freed.append("p"))
+    pinned.as_bytes_array()[0] = 42
+    assert buf[0] == 42 and pinned.owned is buf
+    pinned.free()
+    pinned.free()  # once only
+    assert freed == ["p"]
+    mapped.free()
+    with pytest.raises(RuntimeError, match="Freeing dead memory"):
+        mapped.free()
+    assert freed == ["p", "m"]
+
+
 def test_ipc_needs_a_gpu():
     d = cuda.to_device(np.arange(3))
     with pytest.raises(cuda.NotAvailableInSimulator, match="IPC"):
