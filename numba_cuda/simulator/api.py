@@ -112,18 +112,8 @@ from ..linking.linkable import (  # noqa: F401  (pure Python: the GPU's classes)
 from ..types import *  # noqa: F401,F403  (float32, void ...: Numba's types, as on the GPU)
 from .bfloat16 import bf16  # noqa: F401
 from .cachehints import ldca, ldcg, ldcs, ldcv, ldlu, stcg, stcs, stwb, stwt  # noqa: F401
-from .memory_managers import (  # noqa: F401
-    BaseCUDAMemoryManager,
-    GetIpcHandleMixin,
-    HostOnlyCUDAMemoryManager,
-    IpcHandle,
-    MappedMemory,
-    MemoryInfo,
-    MemoryPointer,
-    PinnedMemory,
-    open_ipc_array,
-    set_memory_manager,
-)
+from .memory_managers import *  # noqa: F401,F403  (the EMM/IPC names, as in cudadrv.driver)
+from .memory_managers import open_ipc_array  # noqa: F401
 from .reduction import Reduce, reduce  # noqa: F401
 from ..ufunc_decorators import guvectorize, vectorize  # noqa: F401  (pick the simulator's backend)
 from .streams import (  # noqa: F401

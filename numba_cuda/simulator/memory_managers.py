@@ -19,6 +19,21 @@ from ..emm import BaseCUDAMemoryManager, MemoryInfo, check_plugin  # noqa: F401
 from ..emm_memory import MappedMemory, MemoryPointer, PinnedMemory  # noqa: F401 - constructible
 from .unavailable import not_available
 
+#: The EMM and IPC names that both ``numba.cuda`` (:mod:`..api`) and
+#: ``numba.cuda.cudadrv.driver`` (:mod:`.cudadrv.driver`) export, as on the GPU
+#: (``open_ipc_array`` is ``numba.cuda``'s only).
+__all__ = [
+    "BaseCUDAMemoryManager",
+    "GetIpcHandleMixin",
+    "HostOnlyCUDAMemoryManager",
+    "IpcHandle",
+    "MappedMemory",
+    "MemoryInfo",
+    "MemoryPointer",
+    "PinnedMemory",
+    "set_memory_manager",
+]
+
 
 class PendingDeallocations:
     """``ctx.deallocations`` of the simulated context: nothing is ever deferred."""

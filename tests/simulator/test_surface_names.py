@@ -116,6 +116,20 @@ def test_emm_memory_objects_are_the_driverless_ones_and_work_over_host_memory():
     assert freed == ["p", "m"]
 
 
+def test_emm_names_are_one_set_in_cuda_and_cudadrv_driver():
+    from numba_cuda.simulator import memory_managers
+
+    names = set(memory_managers.__all__)
+    assert {"MemoryPointer", "HostOnlyCUDAMemoryManager", "IpcHandle", "set_memory_manager",
+            "MemoryInfo", "BaseCUDAMemoryManager", "GetIpcHandleMixin", "MappedMemory",
+            "PinnedMemory"} == names
+    for name in names:
+        assert getattr(cuda, name) is getattr(cuda.driver, name) is \
+            getattr(memory_managers, name), name
+    assert cuda.open_ipc_array is memory_managers.open_ipc_array
+    assert not hasattr(cuda.driver, "open_ipc_array")  # numba.cuda's only, as on the GPU
+
+
 def test_ipc_needs_a_gpu():
     d = cuda.to_device(np.arange(3))
     with pytest.raises(cuda.NotAvailableInSimulator, match="IPC"):

@@ -2,17 +2,7 @@
 
 from ...errors import CudaError, CudaSupportError, DriverError  # noqa: F401
 from ..devices import Context, Device, current_context  # noqa: F401
-from ..memory_managers import (  # noqa: F401
-    BaseCUDAMemoryManager,
-    GetIpcHandleMixin,
-    HostOnlyCUDAMemoryManager,
-    IpcHandle,
-    MappedMemory,
-    MemoryInfo,
-    MemoryPointer,
-    PinnedMemory,
-    set_memory_manager,
-)
+from ..memory_managers import *  # noqa: F401,F403  (the EMM/IPC names, as in numba.cuda)
 
 CudaAPIError = DriverError
 USE_NV_BINDING = True
