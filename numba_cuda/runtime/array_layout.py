@@ -7,7 +7,12 @@ whose data pointer is the device address and whose memory is never read.
 
 import numpy as np
 
-from numba_cuda.layout_math import c_strides, f_strides, is_contiguous, span  # noqa: F401 - here too
+from numba_cuda.array_layout import (  # noqa: F401 - here too
+    c_strides,
+    f_strides,
+    is_contiguous_layout,
+    span,
+)
 
 _NULL_BASE = 1 << 40  # stands in for a null device pointer in layout arrays
 

@@ -18,7 +18,7 @@ from numba_cuda.runtime.array_layout import (  # noqa: F401 - public here too
     _NULL_BASE,
     c_strides,
     f_strides,
-    is_contiguous,
+    is_contiguous_layout,
     layout_array,
     span,
     strides_like,
@@ -108,10 +108,10 @@ class DeviceNDArray:
         return self.shape[0]
 
     def is_c_contiguous(self):
-        return is_contiguous(self.shape, self.strides, self.dtype.itemsize, "C")
+        return is_contiguous_layout(self.shape, self.strides, self.dtype.itemsize, "C")
 
     def is_f_contiguous(self):
-        return is_contiguous(self.shape, self.strides, self.dtype.itemsize, "F")
+        return is_contiguous_layout(self.shape, self.strides, self.dtype.itemsize, "F")
 
     @property
     def flags(self):

@@ -6,7 +6,7 @@ from numba import typeof
 from numba.core import types
 
 import numba_cuda.runtime.api  # noqa: F401 - registers typeof for DeviceNDArray
-from numba_cuda.runtime.devicearray import is_contiguous, span
+from numba_cuda.runtime.devicearray import is_contiguous_layout, span
 
 BASE = 0x10000
 
@@ -84,6 +84,20 @@ def test_span_and_contiguity_helpers():
     assert span((3, 4), (16, 4), 4) == (0, 48)
     assert span((3,), (-8,), 8) == (-16, 8)
     assert span((0, 5), (20, 4), 4) == (0, 0)
-    assert is_contiguous((3, 1), (4, 100), 4, "C")
-    assert not is_contiguous((3, 2), (4, 12), 4, "C")
-    assert is_contiguous((3, 2), (4, 12), 4, "F")
+    assert is_contiguous_layout((3, 1), (4, 100), 4, "C")
+    assert not is_contiguous_layout((3, 2), (4, 12), 4, "C")
+    assert is_contiguous_layout((3, 2), (4, 12), 4, "F")
+
+
+def test_the_two_contiguity_questions_stay_apart():
+    """numba_cuda.array_layout answers two questions: Numba's ``is_contiguous(ary)`` (broadcast
+    dimensions ignored: what a copy moves) and NumPy's rule on a layout tuple."""
+    import numpy as np
+
+    from numba_cuda.array_layout import is_contiguous, is_contiguous_layout
+
+    b = np.broadcast_to(np.arange(3.0), (4, 3))  # strides (0, 8)
+    assert is_contiguous(b)
+    assert not is_contiguous_layout(b.shape, b.strides, 8, "C")
+    empty = np.zeros((0, 3))[:, ::2]  # no elements: contiguous by NumPy's rule
+    assert is_contiguous_layout(empty.shape, empty.strides, 8, "C") is empty.flags.c_contiguous
