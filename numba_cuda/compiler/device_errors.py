@@ -17,13 +17,19 @@ Device code follows Numba's minimal call convention: a function returns an ``i32
   runtime into the Python exception to raise, naming the kernel, the thread and the block.
 """
 
+import functools
 import itertools
 import threading
 
 from llvmlite import ir
+from numba.core import config, errors
+from numba.core import ir as numba_ir
 from numba.core.lowering import Lower
 
 from ..error_record import RECORD_BYTES, RECORD_FORMAT, RECORD_WORDS  # noqa: F401 - the layout
+
+#: Numba's own sources: ``new_error_context`` keeps ``errors.loc_info`` for locations outside them
+_NUMBA_PATH = errors._numba_path
 
 _SREGS = ("tid.x", "tid.y", "tid.z", "ctaid.x", "ctaid.y", "ctaid.z")
 _i32 = ir.IntType(32)
@@ -192,13 +198,47 @@ class CUDALower(Lower):
     context's remembered answers (``CUDATypingContext.function_call_type``).  Binary operators with static operands (a
     rewrite sets them; none of Numba's front-end passes does) take Numba's path."""
 
+    def lower_block(self, block):
+        # Numba's ``lower_block`` without a context manager (a generator, entered and left) per
+        # instruction: a Numba error gets the same context, 'lowering "<inst>" at <loc>', and
+        # ``errors.loc_info`` is kept as ``new_error_context`` keeps it.
+        self.pre_block(block)
+        for inst in block.body:
+            self.loc = loc = inst.loc
+            if not loc.filename.startswith(_NUMBA_PATH):
+                errors.loc_info.update(inst=inst, loc=loc,
+                                       errcls_=functools.partial(errors.LoweringError, loc=loc))
+            try:
+                self.lower_inst(inst)
+            except errors.NumbaError as exc:
+                exc.add_context(f'lowering "{inst}" at {loc}')
+                raise
+        self.post_block(block)
+
     def lower_inst(self, inst):
         helper = getattr(self, "call_helper", None)
         if helper is not None:
             helper.loc = self.loc
         # where features needing a newer compute capability are used (CUDACodeLibrary.require_cc)
         self.library.lowering_loc = self.loc
+        if type(inst) is numba_ir.Assign and not config.DEBUG_JIT:
+            return self._lower_assignment(inst)
         return super().lower_inst(inst)
+
+    def _lower_assignment(self, inst):
+        # Numba's ``lower_inst`` for an assignment, without printing the instruction for
+        # ``debug_print`` (which prints nothing unless NUMBA_DEBUG_JIT is set): most of what a
+        # kernel lowers is assignments.
+        self.debuginfo.mark_location(self.builder, self.loc.line)
+        self.notify_loc(self.loc)
+        ty = self.typeof(inst.target.name)
+        val = self.lower_assign(ty, inst)
+        argidx = None
+        if isinstance(inst.value, numba_ir.Arg):
+            # the debug location of an argument is the ``def`` line
+            self.debuginfo.mark_location(self.builder, self.defn_loc.line)
+            argidx = inst.value.index + 1
+        self.storevar(val, inst.target.name, argidx=argidx)
 
     def _call_type(self, fnop, args):
         typingctx = self.context.typing_context
