@@ -12,6 +12,7 @@ kernels.
 
 import functools
 import importlib
+import sys
 
 from numba.core import types, typing
 from numba.core.dispatcher import Dispatcher
@@ -185,8 +186,11 @@ class CUDATypingContext(typing.BaseContext):
             self.install_registry(module.typing_registry)
 
     def resolve_value_type(self, val):
-        if _pending_triggers:
-            _activate_deferred_families(self)
+        if _pending_triggers:  # asked thousands of times per compile: a loop, not a call
+            for name in _pending_triggers:
+                if name in sys.modules:
+                    _activate_deferred_families(self)
+                    break
         if isinstance(val, Dispatcher) and not _is_cuda_dispatcher(val):
             val = device_dispatcher_for(val)
         elif _is_plain_builtin_class(val):
