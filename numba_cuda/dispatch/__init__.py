@@ -11,6 +11,7 @@ It asks the compiler (``numba_cuda.compiler``) for a kernel image and the runtim
 * ``launched_kernel`` -- ``LaunchableKernel``: a compiled kernel with the queries that need the
                        runtime (``max_cooperative_grid_blocks``)
 * ``disk_cache``    -- the ``cache=True`` hook: ``DispatcherCache``, ``CachedKernel``
+* ``cache_off``     -- ``NO_DISK_CACHE``, the dispatcher's cache without ``cache=True``
 * ``device_cc``     -- the current device's compute capability (installed as the compiler's
                        ``cc=None`` preference)
 * ``registration``  -- ``CUDADispatcher`` and ``overload_jit`` in Numba's ``dispatcher_registry``

@@ -2,7 +2,7 @@
 
 The entries are stored by ``numba_cuda.caching`` (``KernelCache``), which knows nothing of kernels.
 
-The dispatcher holds one :class:`DispatcherCache` (or :class:`NoDispatcherCache` without
+The dispatcher holds one :class:`DispatcherCache` (or ``cache_off.NO_DISK_CACHE`` without
 ``cache=True``) and calls, in ``compile(sig)`` for kernels::
 
     cached = self._kernel_cache.load_kernel(args)      # a CachedKernel or None
@@ -30,6 +30,7 @@ from numba.core.errors import TypingError
 from ..caching.kernel_cache import KernelCache
 from ..compiler import capability
 from ..compiler.kernel import KernelImage
+from .cache_off import NO_DISK_CACHE
 from .launched_kernel import CooperativeGridQuery
 
 #: Bump when the payload layout changes (part of every key).
@@ -65,19 +66,6 @@ def _link_key(link):
             data = getattr(item, "data", None)
             out.append((repr(type(item)), hashlib.sha256(data).hexdigest() if data else repr(item)))
     return tuple(out)
-
-
-class NoDispatcherCache:
-    """The dispatcher's cache without ``cache=True``: never hits, stores nothing."""
-
-    enabled = False
-    cache_path = None
-
-    def load_kernel(self, args):
-        return None
-
-    def save_kernel(self, args, kernel):
-        return False
 
 
 class DispatcherCache:
@@ -162,7 +150,7 @@ def _compile_uncached(dispatcher, args):
     with global_compiler_lock:
         cache, can_compile = dispatcher._kernel_cache, dispatcher._can_compile
         previous = dispatcher.overloads.pop(args, None)
-        dispatcher._kernel_cache, dispatcher._can_compile = NoDispatcherCache(), True
+        dispatcher._kernel_cache, dispatcher._can_compile = NO_DISK_CACHE, True
         try:
             return dispatcher.compile(args)
         except BaseException:
@@ -258,11 +246,6 @@ class CachedKernel(CooperativeGridQuery):
 
     def __repr__(self):
         return f"<CachedKernel {self.entry_name} {self.signature} (cc {self._cc[0]}.{self._cc[1]})>"
-
-
-def dispatcher_cache(dispatcher, enabled):
-    """The cache object for ``dispatcher``: a DispatcherCache with ``cache=True``."""
-    return DispatcherCache(dispatcher) if enabled else NoDispatcherCache()
 
 
 def ready_payloads(dispatcher):

@@ -29,7 +29,7 @@ from ..unsupported import argument_error, argument_problem, check_function
 from ..errors import (CompilationDisabledError, KernelArgumentError, LaunchConfigError,
                       LaunchConfigTypeError)
 from .device_cc import launch_cc
-from .disk_cache import dispatcher_cache
+from .cache_off import NO_DISK_CACHE
 from .launched_kernel import LaunchableKernel, max_cooperative_grid_blocks
 
 #: Threads per block used by ``forall`` (a fixed, widely good choice; no occupancy query).
@@ -162,6 +162,7 @@ def _refused_argument_type(ty):
     return False
 
 
+
 class CUDADispatcher(Dispatcher):
     """Dispatcher of ``@cuda.jit`` functions (kernels and, with ``device=True``, device functions)."""
 
@@ -191,7 +192,13 @@ class CUDADispatcher(Dispatcher):
             raise TypeError(f"unknown @cuda.jit options: {', '.join(sorted(targetoptions))}")
         self.options = CompileOptions.from_user(**user)
         super().__init__(py_func, targetoptions={"nopython": True}, pipeline_class=CUDACompiler)
-        self._kernel_cache = dispatcher_cache(self, cache)
+        if cache:
+            # the on-disk cache machinery (hashing, index files) is imported only when asked for
+            from .disk_cache import DispatcherCache
+
+            self._kernel_cache = DispatcherCache(self)
+        else:
+            self._kernel_cache = NO_DISK_CACHE
         #: context -> {ids of the argument types: (loaded kernel, argument types)}
         self._launch_plans = {}
         self._specialized = False

@@ -324,3 +324,32 @@ def test_numba_cache_dir_that_is_a_file_does_not_break_the_import(module_dir, tm
     assert len(_entries(module_dir)) == 2  # written to the next location, __pycache__
     again = run(module_dir, env_extra={"NUMBA_CACHE_DIR": str(blocker)})
     assert again["front_end"] == [] and not again["warnings"]
+
+
+def test_cache_machinery_is_imported_only_for_cache_true(tmp_path):
+    """Dispatchers without ``cache=True`` (and ``compile_ptx``) never import the on-disk cache
+    (``dispatch.disk_cache``, ``numba_cuda.caching``): it is not part of the first compile."""
+    code = textwrap.dedent("""
+        import json, sys
+        from numba import cuda, float32, void
+
+        def add(a):
+            a[0] += 1
+
+        cuda.jit(void(float32[::1]))(add)
+        cuda.compile_ptx(add, void(float32[::1]), cc=(8, 0))
+        before = [m for m in ("numba_cuda.dispatch.disk_cache", "numba_cuda.caching")
+                  if m in sys.modules]
+        cuda.jit(cache=True)(add)
+        after = [m for m in ("numba_cuda.dispatch.disk_cache", "numba_cuda.caching")
+                 if m in sys.modules]
+        print(json.dumps([before, after]))
+    """)
+    script = tmp_path / "uses_cache.py"  # cache=True needs the source in a file
+    script.write_text(code)
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)})
+    assert proc.returncode == 0, proc.stderr
+    before, after = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert before == []
+    assert after == ["numba_cuda.dispatch.disk_cache", "numba_cuda.caching"]
