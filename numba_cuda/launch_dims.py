@@ -31,6 +31,17 @@ def _size(d):
 def normalize_dims(value, what):
     """``5`` -> ``(5, 1, 1)``; ``(2, 3)`` -> ``(2, 3, 1)``; ``what`` ("griddim", "blockdim")
     names the value in the errors."""
+    # Fast path, taken by nearly every launch: plain positive ints (a bool is not one).
+    kind = type(value)
+    if kind is int:
+        if value >= 1:
+            return (value, 1, 1)
+    elif kind is tuple and 1 <= len(value) <= 3:
+        for d in value:
+            if type(d) is not int or d < 1:
+                break
+        else:
+            return value + (1,) * (3 - len(value))
     if value is None:
         raise LaunchConfigError(f"{what} is missing: launch the kernel as "
                                 "kernel[griddim, blockdim](...)")

@@ -74,3 +74,20 @@ def test_bad_sizes_raise_numbas_classes_in_numbas_words(value, cls, words):
     if cls is LaunchConfigTypeError:
         assert isinstance(info.value, TypeError)
     assert isinstance(info.value, ValueError)  # LaunchConfigError is a ValueError
+
+
+@pytest.mark.parametrize("value", [1, 7, (3,), (2, 3), (2, 3, 4), np.int32(5), (np.int64(2), 3),
+                                   [2, 3], range(1, 3)])
+def test_fast_path_gives_the_general_answer(value):
+    # plain ints and tuples of them take a shortcut; anything else the general check
+    expected = tuple(int(v) for v in (value if not isinstance(value, (int, np.integer))
+                                      else (value,)))
+    expected += (1,) * (3 - len(expected))
+    assert normalize_dims(value, "griddim") == expected
+    assert all(type(v) is int for v in normalize_dims(value, "griddim"))
+
+
+@pytest.mark.parametrize("value", [0, -1, (2, 0), (True,), True, (1, 2, 3, 4), ()])
+def test_fast_path_refuses_what_the_general_check_refuses(value):
+    with pytest.raises((LaunchConfigError, LaunchConfigTypeError)):
+        normalize_dims(value, "griddim")
