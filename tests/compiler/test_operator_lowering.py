@@ -49,15 +49,13 @@ EXTRA = [pytest.param(uses_extensions, void(int64[::1], int64), False, id="exten
 _UNIQUE = re.compile(r"\$\d+|v\d+(?=B)|_ZN\w+|(?<=ret i32 )[1-9]\d*")
 
 
-def _ir_and_ptx(cuda, monkeypatch, fn, sig, device, numbas_methods):
-    from numba.core.lowering import Lower
-
+def ir_and_ptx(cuda, monkeypatch, fn, sig, device, replacements=None, **options):
+    """The NVVM IR texts handed to libNVVM (unique names masked) and the PTX of one compile,
+    with ``replacements`` (``{name: function}``) set on ``CUDALower`` for its duration."""
     from numba_cuda.compiler import device_errors, nvvm
 
-    if numbas_methods:
-        monkeypatch.setattr(device_errors.CUDALower, "lower_binop", Lower.lower_binop)
-        monkeypatch.setattr(device_errors.CUDALower, "lower_getitem", Lower.lower_getitem)
-        monkeypatch.setattr(device_errors.CUDALower, "lower_setitem", Lower.lower_setitem)
+    for name, function in (replacements or {}).items():
+        monkeypatch.setattr(device_errors.CUDALower, name, function)
     texts = []
     original = nvvm.compile_ir
 
@@ -67,10 +65,18 @@ def _ir_and_ptx(cuda, monkeypatch, fn, sig, device, numbas_methods):
 
     monkeypatch.setattr(nvvm, "compile_ir", recording)
     try:
-        ptx, _ = cuda.compile_ptx(fn, sig, device=device, cc=CC)
+        ptx, _ = cuda.compile_ptx(fn, sig, device=device, cc=CC, **options)
     finally:
         monkeypatch.undo()
     return texts, ptx
+
+
+def _ir_and_ptx(cuda, monkeypatch, fn, sig, device, numbas_methods):
+    from numba.core.lowering import Lower
+
+    numbas = {"lower_binop": Lower.lower_binop, "lower_getitem": Lower.lower_getitem,
+              "lower_setitem": Lower.lower_setitem}
+    return ir_and_ptx(cuda, monkeypatch, fn, sig, device, numbas if numbas_methods else None)
 
 
 @pytest.mark.parametrize("fn,sig,device", CORPUS + EXTRA)

@@ -10,7 +10,7 @@ from numba.core import errors
 from numba.extending import intrinsic
 
 from tests.compiler.test_corpus_ptxas import CORPUS
-from tests.compiler.test_operator_lowering import EXTRA, _UNIQUE
+from tests.compiler.test_operator_lowering import EXTRA, _UNIQUE, ir_and_ptx
 
 CC = (8, 0)
 
@@ -18,25 +18,10 @@ CC = (8, 0)
 def _ir_and_ptx(cuda, monkeypatch, fn, sig, device, numbas_methods, lineinfo=False):
     from numba.core.lowering import Lower
 
-    from numba_cuda.compiler import device_errors, nvvm
-
-    if numbas_methods:
-        monkeypatch.setattr(device_errors.CUDALower, "lower_block", Lower.lower_block)
-        monkeypatch.setattr(device_errors.CUDALower, "_lower_assignment",
-                            lambda self, inst: Lower.lower_inst(self, inst))
-    texts = []
-    original = nvvm.compile_ir
-
-    def recording(modules, *args, **kwargs):
-        texts.extend(_UNIQUE.sub("ID", text) for _name, text in modules)
-        return original(modules, *args, **kwargs)
-
-    monkeypatch.setattr(nvvm, "compile_ir", recording)
-    try:
-        ptx, _ = cuda.compile_ptx(fn, sig, device=device, cc=CC, lineinfo=lineinfo)
-    finally:
-        monkeypatch.undo()
-    return texts, ptx
+    numbas = {"lower_block": Lower.lower_block,
+              "_lower_assignment": lambda self, inst: Lower.lower_inst(self, inst)}
+    return ir_and_ptx(cuda, monkeypatch, fn, sig, device, numbas if numbas_methods else None,
+                      lineinfo=lineinfo)
 
 
 @pytest.mark.parametrize("fn,sig,device", CORPUS + EXTRA)
