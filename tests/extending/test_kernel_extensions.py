@@ -10,21 +10,14 @@ import textwrap
 import numpy as np
 import pytest
 
-from tests.runtime.fake_driver import FakeDriver
+from tests.runtime.fake_driver import installed_for_launches
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 @pytest.fixture
 def fake(monkeypatch):
-    drv = FakeDriver().install(monkeypatch)
-    from numba_cuda.runtime import launch
-
-    monkeypatch.setattr(launch, "_linker_version", lambda: None)
-    yield drv
-    from numba import cuda
-
-    cuda.close()
+    yield from installed_for_launches(monkeypatch)
 
 
 class Recorder:

@@ -866,3 +866,17 @@ class FakeDriver:
 
     def cuProfilerStop(self):
         return self._call("cuProfilerStop", (), lambda: None)
+
+
+def installed_for_launches(monkeypatch, ndevices=1):
+    """A fixture body: the fake driver with ``ndevices`` devices installed, kernels loaded by the
+    driver JIT path (PTX as is, unless a test asks for nvJitLink), and ``numba.cuda`` closed
+    afterwards.  Use as ``yield from installed_for_launches(monkeypatch, ndevices=2)``."""
+    drv = FakeDriver(ndevices=ndevices).install(monkeypatch)
+    from numba_cuda.runtime import launch
+
+    monkeypatch.setattr(launch, "_linker_version", lambda: None)
+    yield drv
+    from numba import cuda
+
+    cuda.close()

@@ -14,20 +14,12 @@ import warnings
 import numpy as np
 import pytest
 
-from tests.runtime.fake_driver import FakeDriver
+from tests.runtime.fake_driver import FakeDriver, installed_for_launches
 
 
 @pytest.fixture
 def fake(monkeypatch):
-    drv = FakeDriver(ndevices=2).install(monkeypatch)
-    from numba_cuda.runtime import launch
-
-    # the driver JIT path (PTX loaded as is) unless a test asks for nvJitLink
-    monkeypatch.setattr(launch, "_linker_version", lambda: None)
-    yield drv
-    from numba import cuda
-
-    cuda.close()
+    yield from installed_for_launches(monkeypatch, ndevices=2)
 
 
 def decode(fake_launch, kernel_codes):

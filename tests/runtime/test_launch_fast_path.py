@@ -8,19 +8,12 @@ import pytest
 from numba import typeof
 from numba.core.typing.typeof import Purpose
 
-from tests.runtime.fake_driver import FakeDriver
+from tests.runtime.fake_driver import installed_for_launches
 
 
 @pytest.fixture
 def fake(monkeypatch):
-    drv = FakeDriver(ndevices=2).install(monkeypatch)
-    from numba_cuda.runtime import launch
-
-    monkeypatch.setattr(launch, "_linker_version", lambda: None)
-    yield drv
-    from numba import cuda
-
-    cuda.close()
+    yield from installed_for_launches(monkeypatch, ndevices=2)
 
 
 VALUES = [0, -1, 2**63 - 1, -(2**63), 1.5, True, False, 1 + 2j, np.float32(1), np.float16(2),

@@ -17,20 +17,15 @@ import textwrap
 import numpy as np
 import pytest
 
-from tests.runtime.fake_driver import FakeDriver
+from tests.runtime.fake_driver import installed_for_launches
 
 
 @pytest.fixture
 def fake(monkeypatch):
-    drv = FakeDriver(ndevices=2).install(monkeypatch)
-    from numba_cuda.runtime import launch, memory_managers
+    from numba_cuda.runtime import memory_managers
 
-    monkeypatch.setattr(launch, "_linker_version", lambda: None)
     monkeypatch.setattr(memory_managers, "_memory_manager", None)
-    yield drv
-    from numba import cuda
-
-    cuda.close()
+    yield from installed_for_launches(monkeypatch, ndevices=2)
 
 
 # -- a plugin written like RMM's -------------------------------------------------------

@@ -6,19 +6,12 @@ import threading
 import numpy as np
 import pytest
 
-from tests.runtime.fake_driver import FakeDriver
+from tests.runtime.fake_driver import installed_for_launches
 
 
 @pytest.fixture
 def fake(monkeypatch):
-    drv = FakeDriver(ndevices=3).install(monkeypatch)
-    from numba_cuda.runtime import launch
-
-    monkeypatch.setattr(launch, "_linker_version", lambda: None)
-    yield drv
-    from numba import cuda
-
-    cuda.close()
+    yield from installed_for_launches(monkeypatch, ndevices=3)
 
 
 @pytest.fixture
