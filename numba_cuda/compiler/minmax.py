@@ -20,6 +20,7 @@ import operator
 
 from numba.core import imputils, types
 from numba.core.typing import signature, templates
+from numba.cpython.builtins import do_minmax
 
 typing_registry = templates.Registry()
 lowering_registry = imputils.Registry("numba_cuda.minmax")
@@ -60,8 +61,6 @@ typing_registry.register_global(max, types.Function(MaxTemplate))
 
 def _lowering(builtin, comparison):
     def lower_minmax(context, builder, sig, args):
-        from numba.cpython.builtins import do_minmax
-
         return do_minmax(context, builder, list(sig.args), list(args), comparison)
 
     lower_minmax.__name__ = f"lower_{builtin.__name__}"
