@@ -2,7 +2,10 @@
 
 A ``link=`` item is a path (``str`` / ``os.PathLike``) or one of the classes below,
 which let code that never touched the disk be linked (``CUSource(text)``,
-``PTXSource(ptx)``, ``LTOIR(bytes)`` ...).
+``PTXSource(ptx)``, ``LTOIR(bytes)`` ...).  The classes take ``bytes``, ``str``
+(UTF-8), a buffer, or a readable file-like object (``io.StringIO``,
+``io.BytesIO``, an open file): the latter is read once, when ``.data`` is first
+used, as NVIDIA's numba-cuda does.
 """
 
 import hashlib
@@ -19,14 +22,46 @@ class LinkableCode:
     default_name = "<code>"
 
     def __init__(self, data, name=None):
-        if isinstance(data, str):
-            data = data.encode("utf-8")
-        elif isinstance(data, (bytearray, memoryview)):
-            data = bytes(data)
-        elif not isinstance(data, bytes):
-            raise TypeError(f"{type(self).__name__} takes bytes or str, not {type(data).__name__}")
-        self.data = data
         self.name = name or self.default_name
+        if callable(getattr(data, "read", None)):
+            self._data, self._source = None, data  # read when .data is first used
+        else:
+            self._data, self._source = self._normalise(self._as_bytes(data)), None
+
+    def _as_bytes(self, data):
+        if isinstance(data, str):
+            return data.encode("utf-8")
+        if isinstance(data, (bytearray, memoryview)):
+            return bytes(data)
+        if isinstance(data, bytes):
+            return data
+        raise TypeError(
+            f"{type(self).__name__} takes bytes, str or a readable file-like object "
+            f"(io.StringIO, io.BytesIO, an open file), not {type(data).__name__}"
+        )
+
+    def _normalise(self, data):
+        return data
+
+    @property
+    def data(self):
+        if self._source is not None:
+            source, self._source = self._source, None
+            try:
+                read = source.read()
+            except Exception as exc:  # noqa: BLE001 - named with the code object in the message
+                raise LinkerError(f"cannot read the code to link from {source!r} ({self.name}): {exc}") from exc
+            if not isinstance(read, (str, bytes, bytearray, memoryview)):
+                raise TypeError(
+                    f"{type(self).__name__}: {type(source).__name__}.read() returned "
+                    f"{type(read).__name__}, not bytes or str"
+                )
+            self._data = self._normalise(self._as_bytes(read))
+        return self._data
+
+    @data.setter
+    def data(self, value):
+        self._data, self._source = self._normalise(self._as_bytes(value)), None
 
     @property
     def digest(self):
@@ -53,10 +88,9 @@ class PTXSource(LinkableCode):
     kind = filekinds.PTX
     default_name = "<code>.ptx"
 
-    def __init__(self, data, name=None):
-        super().__init__(data, name)
+    def _normalise(self, data):
         # NVRTC and NVVM hand PTX back NUL-terminated; nvJitLink wants the text.
-        self.data = self.data.rstrip(b"\x00")
+        return data.rstrip(b"\x00")
 
 
 class Cubin(LinkableCode):
