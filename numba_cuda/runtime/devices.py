@@ -246,7 +246,19 @@ class DeviceList:
 
     @property
     def current(self):
-        return current_context().device if has_current_context() else None
+        """This thread's device, or None when no context is current in this thread.
+
+        As in Numba and NVIDIA's numba-cuda, it asks the driver, so without one it raises
+        CudaSupportError (libraries probe for a GPU this way); a context some other library
+        made current counts, without being bound here.
+        """
+        if has_current_context():
+            return current_context().device
+        drv = cudriver.driver()
+        handle = cudriver.call(drv.cuCtxGetCurrent)
+        if handle is None or int(handle) == 0:
+            return None
+        return get_device(int(cudriver.call(drv.cuCtxGetDevice)))
 
     def __repr__(self):
         try:

@@ -474,3 +474,18 @@ def test_another_librarys_current_context_is_given_back(fake):
     with cuda.gpus[0]:
         assert int(fake.cuCtxGetCurrent()[1]) == 0xC000
     assert int(fake.cuCtxGetCurrent()[1]) == int(foreign)
+
+
+def test_gpus_current_reports_another_librarys_context_without_binding_it(fake):
+    """cuda.gpus.current asks the driver as Numba does: a context made current elsewhere is
+    reported (its device), and nothing is bound in this thread by asking."""
+    from cuda.bindings import driver as real
+    from numba import cuda
+
+    from numba_cuda.runtime import devices
+
+    assert cuda.gpus.current is None
+    fake.cuDevicePrimaryCtxRetain(real.CUdevice(1))  # what the other library did
+    fake.cuCtxSetCurrent(real.CUcontext(0xC000 + 1))
+    assert cuda.gpus.current.id == 1
+    assert not devices.has_current_context()

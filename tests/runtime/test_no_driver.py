@@ -31,6 +31,7 @@ def first_use(name, fn):
 first_use("to_device", lambda: cuda.to_device(np.arange(3)))
 first_use("device_array", lambda: cuda.device_array(3))
 first_use("gpus_len", lambda: len(cuda.gpus))
+first_use("gpus_current", lambda: cuda.gpus.current)
 first_use("list_devices", lambda: cuda.list_devices())
 first_use("current_context", lambda: cuda.current_context())
 first_use("stream", lambda: cuda.stream())
@@ -62,7 +63,7 @@ def test_first_use_raises_cuda_support_error(env):
     out, printed, stderr = run_script(env)
     assert out["available"] is False
     expected = "CUDA is disabled" if env else "no NVIDIA driver found"
-    for name in ("to_device", "device_array", "gpus_len", "list_devices", "current_context",
+    for name in ("to_device", "device_array", "gpus_len", "gpus_current", "list_devices", "current_context",
                  "stream", "event", "synchronize", "select_device"):
         cls, message = out[name]
         assert cls == "numba_cuda.errors.CudaSupportError", (name, cls, message)
