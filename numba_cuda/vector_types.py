@@ -1,10 +1,12 @@
 """``numba.cuda.vector_types.vector_types``: the CUDA vector types by name, as NVIDIA's
-numba-cuda tabulates them (``numba.cuda.simulator.vector_types`` in the simulator).
+numba-cuda has them (``numba.cuda.simulator.vector_types`` in the simulator).
 
 One entry per vector type under its ``<base>x<n>`` name (``"float32x4"``; the C names such as
-``float4`` are in ``entry.user_facing_object.aliases``): ``name``, ``num_elements``,
-``base_type`` (the NumPy scalar type of the components) and ``user_facing_object`` (the
-``cuda.float32x4`` class used in kernels).
+``float4`` are in ``entry.user_facing_object.aliases``).  On the GPU target an entry is the
+Numba type of the vector type's values (usable in signatures and typing templates), with
+``name``, ``num_elements``, ``base_type`` (the Numba type of the components), ``attr_names``
+and ``user_facing_object`` (the ``cuda.float32x4`` class used in kernels); in the simulator it
+is the simulator's class, which has the same attributes (``base_type`` a NumPy scalar type).
 """
 
 import numba_cuda
@@ -13,6 +15,6 @@ if numba_cuda.USE_SIMULATOR:
     from numba_cuda.simulator.vector_types import vector_types  # noqa: F401
 else:
     from numba_cuda.lang.stubs import VECTOR_TYPES as _CLASSES
-    from numba_cuda.vector_type_table import table
+    from numba_cuda.lang.vectortype_model import numba_type_of as _numba_type_of
 
-    vector_types = table(_CLASSES)
+    vector_types = {name: _numba_type_of(cls) for name, cls in _CLASSES.items() if name == cls.__name__}

@@ -22,6 +22,16 @@ class VectorType(types.Type):
         super().__init__(name=pyclass.__name__)
 
     @property
+    def user_facing_object(self):
+        """The class used in kernels (``cuda.float32x4``), as NVIDIA's ``VectorType`` names it."""
+        return self.pyclass
+
+    @property
+    def attr_names(self):
+        """The component names (``("x", "y", "z", "w")`` for a 4-vector)."""
+        return self.fields
+
+    @property
     def argument_members(self):
         """``(name, type)`` of each component: what a kernel argument of this type is made of
         (the runtime's argument packer passes them one by one)."""

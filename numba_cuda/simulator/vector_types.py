@@ -1,7 +1,8 @@
 """``numba.cuda.simulator.vector_types.vector_types``: the simulator's vector types by name
-(entries as in :mod:`numba_cuda.vector_types`)."""
+(``<base>x<n>`` names, aliases left out), each the simulator's class with ``name``,
+``num_elements``, ``base_type``, ``attr_names`` and ``user_facing_object`` (itself), as in
+NVIDIA's simulator."""
 
-from ..vector_type_table import table
 from .vectortypes import VECTOR_TYPES
 
-vector_types = table(VECTOR_TYPES)
+vector_types = {name: cls for name, cls in VECTOR_TYPES.items() if name == cls.__name__}

@@ -31,11 +31,13 @@ def _make(base, n):
     def __setattr__(self, name, value):
         object.__setattr__(self, name, scalar(value))
 
-    return type(f"{base}x{n}", (_VectorBase,), {
+    cls = type(f"{base}x{n}", (_VectorBase,), {
         "__slots__": fields, "__init__": __init__, "__setattr__": __setattr__,
-        "base_type": scalar, "num_elements": n,
+        "base_type": scalar, "num_elements": n, "name": f"{base}x{n}", "attr_names": fields,
         "aliases": tuple(f"{alias}{n}" for alias in _BASES[base]),
     })
+    cls.user_facing_object = cls  # the vector_types table's entries are the classes themselves
+    return cls
 
 
 class _VectorBase:
