@@ -72,14 +72,15 @@ def _validate_cc(cc):
 
 
 def user_include_path():
-    """The include folders the user set: ``NUMBA_CUDA_NVRTC_EXTRA_SEARCH_PATHS`` (or
-    ``numba.config.CUDA_NVRTC_EXTRA_SEARCH_PATHS``) split on ``os.pathsep``, then
-    ``NUMBA_CUDA_INCLUDE_PATH`` when set (in the environment, or in ``numba.config`` to
+    """The include folders the user set: ``numba.core.config.CUDA_NVRTC_EXTRA_SEARCH_PATHS``
+    when a program set it (it wins, as in NVIDIA's numba-cuda, where the setting is read once
+    into the config), else ``NUMBA_CUDA_NVRTC_EXTRA_SEARCH_PATHS``, split on ``os.pathsep``;
+    then ``NUMBA_CUDA_INCLUDE_PATH`` when set (in the environment, or in ``numba.config`` to
     something else than Numba's default)."""
     from numba.core import config
 
-    extra = (os.environ.get("NUMBA_CUDA_NVRTC_EXTRA_SEARCH_PATHS", "")
-             or getattr(config, "CUDA_NVRTC_EXTRA_SEARCH_PATHS", ""))
+    extra = (getattr(config, "CUDA_NVRTC_EXTRA_SEARCH_PATHS", "")
+             or os.environ.get("NUMBA_CUDA_NVRTC_EXTRA_SEARCH_PATHS", ""))
     folders = [d for d in str(extra or "").split(os.pathsep) if d.strip()]
     value = getattr(config, "CUDA_INCLUDE_PATH", None)
     if os.environ.get("NUMBA_CUDA_INCLUDE_PATH", "").strip():

@@ -128,6 +128,16 @@ def test_include_path_and_nvrtc_extra_search_paths(tmp_path, monkeypatch):
     ptx = ptx.decode() if isinstance(ptx, bytes) else ptx
     assert re.search(r"add\.s32\s+%r\d+, %r\d+, 1;", ptx), ptx
 
+    # numba.core.config.CUDA_NVRTC_EXTRA_SEARCH_PATHS set by the program wins over the variable
+    monkeypatch.setattr(config, "CUDA_NVRTC_EXTRA_SEARCH_PATHS", str(second), raising=False)
+    assert nvrtc.user_include_path() == [str(second), str(second)]
+    ptx = nvrtc.compile_source(SOURCE, (7, 5), name="d.cu").data
+    ptx = ptx.decode() if isinstance(ptx, bytes) else ptx
+    assert re.search(r"add\.s32\s+%r\d+, %r\d+, 2;", ptx), ptx
+    monkeypatch.delenv("NUMBA_CUDA_NVRTC_EXTRA_SEARCH_PATHS")
+    monkeypatch.setattr(config, "CUDA_NVRTC_EXTRA_SEARCH_PATHS", str(first))
+    assert nvrtc.user_include_path() == [str(first), str(second)]  # the config alone
+
 
 DRIVER_LOG = """
 from numba_cuda.runtime import cudriver
