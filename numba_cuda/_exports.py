@@ -142,6 +142,7 @@ SURFACE = {
     "CudaSupportError": "numba_cuda.errors",
     "LaunchConfigError": "numba_cuda.errors",
     "NotAvailableInSimulator": "numba_cuda.errors",
+    "KernelRuntimeError": "numba_cuda.errors",
     "DeviceRecord": "numba_cuda.runtime.devicearray",
     "MappedNDArray": "numba_cuda.runtime.devicearray",
     "ManagedNDArray": "numba_cuda.runtime.devicearray",

@@ -90,3 +90,13 @@ class NotAvailableInSimulator(CudaError, NotImplementedError):
 
 class CacheError(CudaError, RuntimeError):
     """``cache=True`` cannot work for this function (no source file, no writable directory)."""
+
+
+class KernelRuntimeError(RuntimeError):
+    """An exception raised in a thread of a kernel, named by thread and block: the class
+    Numba's built-in target and NVIDIA's numba-cuda export (``numba.cuda.KernelRuntimeError``)
+    for code that catches or raises it.  ``tid``, ``ctaid`` and ``msg`` are kept."""
+
+    def __init__(self, msg, tid=None, ctaid=None):
+        self.tid, self.ctaid, self.msg = tid, ctaid, msg
+        super().__init__(f"An exception was raised in thread={tid} block={ctaid}\n\t{msg}")

@@ -6,7 +6,7 @@ directly: ``from numba_cuda.simulator import api as cuda``.
 """
 
 from ..args import In, InOut, Out  # noqa: F401 - the GPU target's classes too
-from ..errors import CudaError, CudaSupportError, LaunchConfigError  # noqa: F401
+from ..errors import CudaError, CudaSupportError, KernelRuntimeError, LaunchConfigError  # noqa: F401
 from .cudadrv import devicearray, devices, driver  # noqa: F401 - cuda.devicearray ... modules
 from .cudadrv.runtime import runtime  # noqa: F401 - cuda.runtime.get_version(), as in Numba
 from .devicearray import (  # noqa: F401

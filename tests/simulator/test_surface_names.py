@@ -25,6 +25,9 @@ def test_module_attributes_and_names():
     assert cuda.devices.get_context() is cuda.current_context()
     assert cuda.cuda_error() is None and cuda.is_supported_version() is True
     assert issubclass(cuda.CudaSupportError, ImportError)
+    from numba_cuda import errors
+
+    assert cuda.KernelRuntimeError is errors.KernelRuntimeError
     a = np.zeros(3)
     assert cuda.In(a).value is a and cuda.Out(a).value is a and cuda.InOut(a).value is a
 
