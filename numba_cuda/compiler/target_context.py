@@ -139,6 +139,12 @@ class CUDATargetContext(BaseContext):
         for module in family_modules():
             self.install_registry(module.lowering_registry)
 
+    def get_ufunc_info(self, ufunc_key):
+        """The element functions of a NumPy ufunc's loops on the GPU (Numba's ufunc lowering asks)."""
+        from ..lang.numpy_ufuncs import ufunc_db
+
+        return ufunc_db()[ufunc_key]
+
     @property
     def DIBuilder(self):
         from .debug_info import CUDADIBuilder

@@ -14,6 +14,7 @@ import functools
 import importlib
 import sys
 
+import numpy as np
 from numba.core import types, typing
 from numba.core.dispatcher import Dispatcher
 
@@ -29,8 +30,31 @@ COMPILER_FAMILIES = ("numba_cuda.lang.indexing", "numba_cuda.compiler.external",
 #: Numba resolving ``cuda.libdevice`` in a kernel, which happens before any of its functions is
 #: typed): the 347 libdevice functions cost ~10 ms to import and install, on the first compile
 #: of every process otherwise.  Family module -> the module whose import activates it.
-DEFERRED_FAMILIES = {"numba_cuda.lang.libdevice_calls": "numba_cuda.lang.libdevice_stubs"}
+#: The NumPy families are their own triggers: the typing context imports one when a kernel
+#: first names what it provides -- a ufunc (``np.sin``; ~30 ms: Numba's ufunc tables and 81
+#: templates), a reduction (``np.sum``, ``a.max()``; ~15 ms of overload templates).
+_UFUNC_FAMILY = "numba_cuda.lang.numpy_ufuncs"
+_REDUCTIONS_FAMILY = "numba_cuda.lang.numpy_reductions"
+DEFERRED_FAMILIES = {"numba_cuda.lang.libdevice_calls": "numba_cuda.lang.libdevice_stubs",
+                     _UFUNC_FAMILY: _UFUNC_FAMILY, _REDUCTIONS_FAMILY: _REDUCTIONS_FAMILY}
 _pending_triggers = set(DEFERRED_FAMILIES.values())
+_NUMPY_UFUNC = np.ufunc
+
+
+def _reduction_triggers():
+    from ..lang.numpy_names import REDUCTION_FUNCTIONS, REDUCTION_METHODS
+
+    functions = {id(getattr(np, name)) for name in REDUCTION_FUNCTIONS if hasattr(np, name)}
+    return frozenset(functions), frozenset(REDUCTION_METHODS)
+
+
+_REDUCTION_FUNCTION_IDS, _REDUCTION_METHOD_NAMES = _reduction_triggers()
+
+
+def _demand_family(typingctx, family):
+    """Import a deferred family a kernel needs now and install it."""
+    importlib.import_module(family)
+    _activate_deferred_families(typingctx)
 
 
 def family_modules():
@@ -173,6 +197,9 @@ class CUDATypingContext(typing.BaseContext):
     def resolve_getattr(self, typ, attr):
         # Not for modules: a module attribute that is a constant is typed from its current
         # value, which the program may change between compiles.
+        if (attr in _REDUCTION_METHOD_NAMES and _REDUCTIONS_FAMILY in _pending_triggers
+                and isinstance(typ, types.Array)):
+            _demand_family(self, _REDUCTIONS_FAMILY)
         resolve = functools.partial(super().resolve_getattr, typ, attr)
         if isinstance(typ, types.Module):
             return resolve()
@@ -188,6 +215,10 @@ class CUDATypingContext(typing.BaseContext):
 
     def resolve_value_type(self, val):
         if _pending_triggers:  # asked thousands of times per compile: a loop, not a call
+            if type(val) is _NUMPY_UFUNC and _UFUNC_FAMILY in _pending_triggers:
+                importlib.import_module(_UFUNC_FAMILY)
+            elif id(val) in _REDUCTION_FUNCTION_IDS and _REDUCTIONS_FAMILY in _pending_triggers:
+                importlib.import_module(_REDUCTIONS_FAMILY)
             for name in _pending_triggers:
                 if name in sys.modules:
                     _activate_deferred_families(self)

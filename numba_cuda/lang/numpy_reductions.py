@@ -1,0 +1,316 @@
+"""NumPy reductions inside kernels, as functions and array methods: ``a.sum()``, ``np.sum(a)``,
+``prod``, ``min``/``max`` (``amin``/``amax``), ``argmin``/``argmax``, ``all``/``any``,
+``np.count_nonzero``, ``mean``, ``var``, ``std``, ``np.ptp`` and the NaN-ignoring ``np.nansum``,
+``nanprod``, ``nanmin``, ``nanmax``, ``nanmean``, ``nanvar``, ``nanstd``, ``nanargmin``,
+``nanargmax``.
+
+Each reduces a whole array (any dimensions, any layout) to one value in the thread that calls
+it, walking the array in C order (``a.flat``); none allocates, so none takes ``axis=``,
+``out=`` or ``dtype=``.  Result types are NumPy's: the type NumPy gives the same reduction of a
+one-element array of the same dtype (``int32.sum()`` is an int64, ``float32.mean()`` a float32,
+``int8.mean()`` a float64, ``argmax`` an intp).  NumPy's rules for NaN hold (``max`` and
+``argmax`` return the first NaN, the ``nan*`` functions skip NaNs, an all-NaN ``nanargmax``
+raises), and so do its errors for empty arrays (``ValueError`` from ``min``/``max``/``argmin``/
+``argmax``: reported with ``debug=True``, as every exception raised in a kernel).  Sums
+accumulate in order, where NumPy sums float arrays pairwise: float sums and means may differ in
+the last bits.  Complex arrays have ``sum``, ``prod``, ``mean``, ``var``, ``std``, ``all``,
+``any``, ``count_nonzero`` (NumPy orders complex numbers for ``min``/``max``; these take real
+and boolean arrays).
+
+The implementations are ``@overload``/``@overload_method`` for the ``cuda`` target, so they
+are typed and compiled by this package's pipeline like any third-party overload.
+"""
+
+import warnings
+
+import numpy as np
+from numba.core import types
+from numba.core.extending import overload, overload_method
+from numba.core.imputils import Registry as LoweringRegistry
+from numba.core.typing.templates import Registry as TypingRegistry
+
+# The overloads register with Numba's global registries; the family's own are empty.
+typing_registry = TypingRegistry()
+lowering_registry = LoweringRegistry("numba_cuda.lang.numpy_reductions")
+
+TARGET = "cuda"
+
+
+def numpy_result(np_func, dtype):
+    """The dtype NumPy gives ``np_func`` of a one-element array of ``dtype``."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        return np.asarray(np_func(np.ones(1, dtype=dtype))).dtype
+
+
+def _numba_type(dtype):
+    from numba.np.numpy_support import from_dtype
+
+    return from_dtype(dtype)
+
+
+def _array(a, kinds="biufc"):
+    """``a`` is an array whose dtype kind is one of ``kinds``."""
+    if not isinstance(a, types.Array):
+        return False
+    from numba.np.numpy_support import as_dtype
+
+    try:
+        return as_dtype(a.dtype).kind in kinds
+    except Exception:  # noqa: BLE001 - records, datetimes ...: not ours to reduce
+        return False
+
+
+#: name -> typer (argument types -> the implementation, a Python function), for every reduction.
+TYPERS = {}
+
+
+def _function_and_method(name, np_funcs=(), method=True):
+    """Register the decorated typer as ``np.<name>`` (and ``np_funcs``) and ``ndarray.<name>``."""
+
+    def register(typer):
+        TYPERS[name] = typer
+        for fn in np_funcs:
+            TYPERS[fn.__name__] = typer
+        for fn in (getattr(np, name, None), *np_funcs):
+            if fn is not None:
+                overload(fn, target=TARGET)(typer)
+        if method:
+            overload_method(types.Array, name, target=TARGET)(typer)
+        return typer
+
+    return register
+
+
+# ---- sums and products ---------------------------------------------------------------------
+
+
+def _accumulating(np_func, skip_nan, product):
+    def typer(a):
+        if not _array(a):
+            return None
+        start = _numba_type(numpy_result(np_func, np.dtype(str(a.dtype))))(1 if product else 0)
+
+        if product:
+            def impl(a):
+                acc = start
+                for v in a.flat:
+                    if skip_nan and v != v:
+                        continue
+                    acc *= v
+                return acc
+        else:
+            def impl(a):
+                acc = start
+                for v in a.flat:
+                    if skip_nan and v != v:
+                        continue
+                    acc += v
+                return acc
+        return impl
+
+    return typer
+
+
+_function_and_method("sum")(_accumulating(np.sum, False, False))
+_function_and_method("prod")(_accumulating(np.prod, False, True))
+_function_and_method("nansum", method=False)(_accumulating(np.nansum, True, False))
+_function_and_method("nanprod", method=False)(_accumulating(np.nanprod, True, True))
+
+
+# ---- extrema -------------------------------------------------------------------------------
+
+
+def _extremum(largest, skip_nan, arg):
+    what = ("argmax" if largest else "argmin") if arg else ("maximum" if largest else "minimum")
+    if arg:
+        empty = f"attempt to get {what} of an empty sequence"
+    else:
+        empty = f"zero-size array to reduction operation {what} which has no identity"
+
+    def typer(a):
+        if not _array(a, "biuf"):
+            return None
+
+        if skip_nan:
+            def impl(a):
+                if a.size == 0:
+                    raise ValueError(empty)
+                found = False
+                best = a.flat[0]
+                at = 0
+                i = 0
+                for v in a.flat:
+                    if v == v and (not found or (v > best if largest else v < best)):
+                        best = v
+                        at = i
+                        found = True
+                    i += 1
+                if arg:
+                    if not found:
+                        raise ValueError("All-NaN slice encountered")
+                    return at
+                return best  # all NaN: NaN, as NumPy (which warns)
+        else:
+            def impl(a):
+                if a.size == 0:
+                    raise ValueError(empty)
+                best = a.flat[0]
+                at = 0
+                i = 0
+                for v in a.flat:
+                    if best != best:
+                        break  # NaN wins, the first one
+                    if v != v or (v > best if largest else v < best):
+                        best = v
+                        at = i
+                    i += 1
+                return at if arg else best
+        return impl
+
+    return typer
+
+
+_function_and_method("max", (np.amax,))(_extremum(True, False, False))
+_function_and_method("min", (np.amin,))(_extremum(False, False, False))
+_function_and_method("argmax")(_extremum(True, False, True))
+_function_and_method("argmin")(_extremum(False, False, True))
+_function_and_method("nanmax", method=False)(_extremum(True, True, False))
+_function_and_method("nanmin", method=False)(_extremum(False, True, False))
+_function_and_method("nanargmax", method=False)(_extremum(True, True, True))
+_function_and_method("nanargmin", method=False)(_extremum(False, True, True))
+
+
+@_function_and_method("ptp", method=False)
+def _ptp(a):
+    if not _array(a, "iuf"):
+        return None
+
+    def impl(a):
+        return np.max(a) - np.min(a)
+
+    return impl
+
+
+# ---- truth ---------------------------------------------------------------------------------
+
+
+@_function_and_method("all")
+def _all(a):
+    if not _array(a):
+        return None
+
+    def impl(a):
+        for v in a.flat:
+            if not v:
+                return False
+        return True
+
+    return impl
+
+
+@_function_and_method("any")
+def _any(a):
+    if not _array(a):
+        return None
+
+    def impl(a):
+        for v in a.flat:
+            if v:
+                return True
+        return False
+
+    return impl
+
+
+@_function_and_method("count_nonzero", method=False)
+def _count_nonzero(a):
+    if not _array(a):
+        return None
+
+    def impl(a):
+        n = 0
+        for v in a.flat:
+            if v:
+                n += 1
+        return n
+
+    return impl
+
+
+# ---- moments -------------------------------------------------------------------------------
+
+
+def _mean(skip_nan):
+    def typer(a):
+        if not _array(a):
+            return None
+        acc_type = _numba_type(numpy_result(np.mean, np.dtype(str(a.dtype))))
+        zero = acc_type(0)
+
+        def impl(a):
+            acc = zero
+            n = 0
+            for v in a.flat:
+                if skip_nan and v != v:
+                    continue
+                acc += v
+                n += 1
+            return acc / acc_type(n) if n else acc_type(np.nan)
+
+        return impl
+
+    return typer
+
+
+def _variance(skip_nan, root):
+    np_func = np.std if root else np.var
+
+    def typer(a):
+        if not _array(a):
+            return None
+        mean_type = _numba_type(numpy_result(np.mean, np.dtype(str(a.dtype))))
+        out_type = _numba_type(numpy_result(np_func, np.dtype(str(a.dtype))))
+        zero_mean, zero = mean_type(0), out_type(0)
+        is_complex = isinstance(a.dtype, types.Complex)
+
+        def impl(a):
+            acc = zero_mean
+            n = 0
+            for v in a.flat:
+                if skip_nan and v != v:
+                    continue
+                acc += v
+                n += 1
+            if n == 0:
+                return out_type(np.nan)
+            mean = acc / mean_type(n)
+            sq = zero
+            for v in a.flat:
+                if skip_nan and v != v:
+                    continue
+                d = v - mean
+                if is_complex:
+                    sq += d.real * d.real + d.imag * d.imag
+                else:
+                    sq += d * d
+            var = sq / out_type(n)
+            return np.sqrt(var) if root else var
+
+        return impl
+
+    return typer
+
+
+_function_and_method("mean")(_mean(False))
+_function_and_method("nanmean", method=False)(_mean(True))
+_function_and_method("var")(_variance(False, False))
+_function_and_method("std")(_variance(False, True))
+_function_and_method("nanvar", method=False)(_variance(True, False))
+_function_and_method("nanstd", method=False)(_variance(True, True))
+
+
+# What this module provides, by name (the typing context's triggers read the same lists).
+from .numpy_names import REDUCTION_FUNCTIONS as FUNCTIONS, REDUCTION_METHODS as METHODS  # noqa: E402
+
+assert set(TYPERS) == set(FUNCTIONS), sorted(set(TYPERS) ^ set(FUNCTIONS))
