@@ -97,12 +97,16 @@ class ParameterBinder:
     and launched as if the caller had passed it.
     """
 
-    __slots__ = ("arity", "_pyfunc", "_bind")
+    __slots__ = ("arity", "keyword_only", "_pyfunc", "_bind")
 
     def __init__(self, pyfunc):
         code = pyfunc.__code__
         plain = not code.co_kwonlyargcount and not code.co_flags & (_CO_VARARGS | _CO_VARKEYWORDS)
         self.arity = code.co_argcount if plain else -1
+        #: names of the keyword-only parameters: the last ones of the bound tuple (a compiled
+        #: kernel takes them as positional parameters; the simulator passes them by name)
+        self.keyword_only = code.co_varnames[code.co_argcount:
+                                             code.co_argcount + code.co_kwonlyargcount]
         self._pyfunc = pyfunc
         self._bind = None
 

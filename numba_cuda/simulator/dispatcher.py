@@ -315,9 +315,12 @@ class SimKernel(_SimFunction):
                 raise argument_error(self.py_func.__qualname__, index, value)
         kargs = tuple(_kernel_arg(a) for a in self._convert_scalars(args))
         mode, variant = self._get_plan()
+        fn = variant.fn
+        if self._binder.keyword_only:
+            fn = _keyword_only_by_name(fn, self._binder.keyword_only)
         with np.errstate(**_errstate(self.targetoptions)):
             if mode == "sequential":
-                scheduler.run_sequential(variant.fn, grid, block, sharedmem, kargs,
+                scheduler.run_sequential(fn, grid, block, sharedmem, kargs,
                                          spins=variant.is_generator)
             else:
                 if variant.uses_grid_sync:
@@ -328,11 +331,23 @@ class SimKernel(_SimFunction):
                             f"a kernel using grid synchronisation launched with {nblocks} blocks, "
                             f"more than max_cooperative_grid_blocks = {limit} for blockdim {block}"
                         )
-                scheduler.run_cooperative(variant.fn, grid, block, sharedmem, kargs,
+                scheduler.run_cooperative(fn, grid, block, sharedmem, kargs,
                                           threaded=(mode == "threads"),
                                           grid_sync=variant.uses_grid_sync)
         for writeback in retr:
             writeback()
+
+
+def _keyword_only_by_name(fn, names):
+    """``fn`` taking the bound tuple, whose last ``len(names)`` values are the keyword-only
+    parameters ``names``, passed to it by name."""
+    count = len(names)
+
+    @functools.wraps(fn)
+    def call(ctx, *args):
+        return fn(ctx, *args[:-count], **dict(zip(names, args[-count:])))
+
+    return call
 
 
 class _Launcher:
