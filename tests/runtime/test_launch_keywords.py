@@ -333,3 +333,50 @@ def test_keyword_launch_of_keyword_only_kernel_is_no_plan_for_positional_launche
     assert _values(fake, k)[-1] == 3
     k[1, 1](a)
     assert _values(fake, k)[-1] == 1
+
+
+def test_extensions_see_the_bound_arguments_in_parameter_order(fake):
+    from numba import cuda
+
+    class Recording:
+        def __init__(self):
+            self.seen = []
+
+        def prepare_args(self, ty, val, stream=None, retr=None):
+            self.seen.append(str(ty))
+            return ty, val
+
+    ext = Recording()
+
+    @cuda.jit(extensions=[ext])
+    def k(a, n=2, scale=1.0):
+        pass
+
+    a = cuda.to_device(np.zeros(4, np.float32))
+    k[1, 1](a, scale=np.float32(3))
+    assert ext.seen[1:] == ["int64", "float32"]
+    k[1, 1](a)
+    assert ext.seen[4:] == ["int64", "float64"]
+    assert _values(fake, k, list(k.overloads)[1])[-2:] == [2, 1.0]
+
+
+@pytest.mark.gpu
+def test_keywords_and_defaults_on_the_gpu():
+    from numba import cuda
+
+    @cuda.jit
+    def axpy(x, y, out, a=2.0, counts=None):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = a * x[i] + y[i]
+            if counts is not None:
+                cuda.atomic.add(counts, 0, 1)
+
+    x, y = np.arange(64, dtype=np.float32), np.ones(64, dtype=np.float32)
+    out = cuda.device_array(64, np.float32)
+    axpy[1, 64](x, y, out=out)
+    np.testing.assert_array_equal(out.copy_to_host(), 2 * x + y)
+    counts = cuda.to_device(np.zeros(1, np.int64))
+    axpy[2, 32](y=x, x=y, out=out, a=np.float32(0.5), counts=counts)
+    np.testing.assert_array_equal(out.copy_to_host(), 0.5 * y + x)
+    assert counts.copy_to_host()[0] == 64
