@@ -2,10 +2,11 @@
 
 Kernels: ``kernel[griddim, blockdim]``, ``[griddim, blockdim, stream]``,
 ``[griddim, blockdim, stream, dynamic_shared_bytes]`` then call with the arguments;
-``kernel.forall(n)(...)``; ``kernel.specialize(*args)``.  Launches and ``specialize`` take
-keyword arguments and fill in the kernel's defaults (``numba_cuda.args.ParameterBinder``):
-what is typed, compiled, cached and launched is the bound positional tuple; ``overloads`` (argument types ->
+``kernel.forall(n)(...)``; ``kernel.specialize(*args)``; ``overloads`` (argument types ->
 ``CompiledKernel``), ``signatures``, ``inspect_llvm/asm/types``, ``get_regs_per_thread`` ...
+Launches and ``specialize`` take keyword arguments and fill in the kernel's defaults
+(``numba_cuda.args.ParameterBinder``): what is typed, compiled, cached and launched is the
+bound positional tuple.
 
 Device functions: callable from kernels and other device functions only; each specialisation is
 registered with the target context (``insert_user_function``) so callers link its library.
@@ -412,12 +413,12 @@ class CUDADispatcher(Dispatcher):
         return self._binder(args, kwargs or {})
 
     def launch(self, args, griddim, blockdim, stream=0, sharedmem=0, kwargs=None):
-        prepared = True
+        plannable = True
         if kwargs:  # keywords: bound first, so all below sees the positional tuple
             args = self._binder(args, kwargs)
             # with keyword-only parameters or *args, that tuple may not bind as a positional
             # launch would: it neither uses nor makes a prepared plan
-            prepared = self._arity >= 0
+            plannable = self._arity >= 0
         if self.extensions:
             args = args if kwargs else self.bind_arguments(args)
             return self._launch_with_extensions(args, griddim, blockdim, stream, sharedmem)
@@ -425,7 +426,7 @@ class CUDADispatcher(Dispatcher):
         # Python and NumPy scalars) find the kernel already loaded in the current context.
         # Plans are keyed by the arguments as given: a plan for a launch relying on defaults
         # binds them itself, so launches that need no binding test nothing here.
-        key = _fast_type_key(args) if prepared else None
+        key = _fast_type_key(args) if plannable else None
         if key is not None:
             plans = self._launch_plans.get(_current_context())
             if plans is not None:
