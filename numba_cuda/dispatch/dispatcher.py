@@ -4,6 +4,9 @@ Kernels: ``kernel[griddim, blockdim]``, ``[griddim, blockdim, stream]``,
 ``[griddim, blockdim, stream, dynamic_shared_bytes]`` then call with the arguments;
 ``kernel.forall(n)(...)``; ``kernel.specialize(*args)``; ``overloads`` (argument types ->
 ``CompiledKernel``), ``signatures``, ``inspect_llvm/asm/types``, ``get_regs_per_thread`` ...
+Launches and ``specialize`` take keyword arguments and fill in the kernel's defaults
+(``numba_cuda.args.ParameterBinder``): what is typed, compiled, cached and launched is the
+bound positional tuple.
 
 Device functions: callable from kernels and other device functions only; each specialisation is
 registered with the target context (``insert_user_function``) so callers link its library.
@@ -22,6 +25,7 @@ from numba.core.dispatcher import Dispatcher
 from numba.core.typing.typeof import Purpose, typeof
 
 from .. import pickling
+from ..args import ParameterBinder
 from ..compiler.pipeline import CompileOptions, CUDACompiler, compile_cuda
 from ..compiler.target import NUMBA_INTERNAL_OPTIONS, cuda_target
 from ..launch_dims import normalize_dims
@@ -73,8 +77,21 @@ class LaunchConfiguration:
         self.sharedmem = sharedmem
         warn_if_low_occupancy(self.griddim)
 
-    def __call__(self, *args):
-        return self.dispatcher.launch(args, self.griddim, self.blockdim, self.stream, self.sharedmem)
+    def __call__(self, *args, **kwargs):
+        # The prepared path of CUDADispatcher.launch, inlined: the Python frame it saves pays
+        # for taking keywords at all, so a launch without them costs what it did before.
+        dispatcher = self.dispatcher
+        if not kwargs and not dispatcher.extensions:
+            key = _fast_type_key(args)
+            if key is not None:
+                plans = dispatcher._launch_plans.get(_current_context())
+                if plans is not None:
+                    plan = plans.get(key)
+                    if plan is not None:
+                        return plan[0].launch(self.griddim, self.blockdim, self.stream,
+                                              self.sharedmem, args)
+        return dispatcher.launch(args, self.griddim, self.blockdim, self.stream, self.sharedmem,
+                                 kwargs)
 
     def __repr__(self):
         return (f"<launch of {self.dispatcher.py_func.__qualname__} grid={self.griddim} "
@@ -91,12 +108,13 @@ class ForAll:
         self.stream = stream
         self.sharedmem = sharedmem
 
-    def __call__(self, *args):
+    def __call__(self, *args, **kwargs):
         if self.ntasks == 0:
+            self.dispatcher.bind_arguments(args, kwargs)  # the arguments are checked all the same
             return None
         tpb = min(self.tpb, self.ntasks)
         blocks = (self.ntasks + tpb - 1) // tpb
-        return self.dispatcher[blocks, tpb, self.stream, self.sharedmem](*args)
+        return self.dispatcher[blocks, tpb, self.stream, self.sharedmem](*args, **kwargs)
 
 
 def _scalar_types():
@@ -104,7 +122,7 @@ def _scalar_types():
     from numba.np.numpy_support import from_dtype
 
     table = {float: types.float64, bool: types.boolean, complex: types.complex128,
-             np.bool_: types.boolean}
+             np.bool_: types.boolean, type(None): types.none}  # None: a default's usual value
     for code in "bBhHiIlLqQefdFD":
         cls = np.dtype(code).type
         table[cls] = from_dtype(np.dtype(code))
@@ -163,6 +181,20 @@ def _refused_argument_type(ty):
 
 
 
+class _BindingLaunch:
+    """The prepared launch of arguments as given that need binding (the kernel's defaults
+    fill in the rest): binds them, then launches the loaded kernel."""
+
+    __slots__ = ("loaded", "binder")
+
+    def __init__(self, loaded, binder):
+        self.loaded = loaded
+        self.binder = binder
+
+    def launch(self, griddim, blockdim, stream, sharedmem, args):
+        return self.loaded.launch(griddim, blockdim, stream, sharedmem, self.binder(args, {}))
+
+
 class CUDADispatcher(Dispatcher):
     """Dispatcher of ``@cuda.jit`` functions (kernels and, with ``device=True``, device functions)."""
 
@@ -201,6 +233,9 @@ class CUDADispatcher(Dispatcher):
             self._kernel_cache = NO_DISK_CACHE
         #: context -> {ids of the argument types: (loaded kernel, argument types)}
         self._launch_plans = {}
+        #: keyword arguments and defaults of a launch -> the positional tuple (see launch)
+        self._binder = ParameterBinder(py_func)
+        self._arity = self._binder.arity
         self._specialized = False
         if sigs:
             # While @cuda.jit("sig") runs, the function's name is not bound yet: Numba's type
@@ -369,20 +404,41 @@ class CUDADispatcher(Dispatcher):
             f"{argtypes}; compiled signatures: {self.signatures}"
         )
 
-    def launch(self, args, griddim, blockdim, stream=0, sharedmem=0):
+    def bind_arguments(self, args, kwargs=None):
+        """The positional tuple, in parameter order with the defaults filled in, of a launch
+        with ``args`` and ``kwargs``; Python's own ``TypeError`` when they do not fit the
+        kernel's signature."""
+        if not kwargs and len(args) == self._arity:
+            return tuple(args)
+        return self._binder(args, kwargs or {})
+
+    def launch(self, args, griddim, blockdim, stream=0, sharedmem=0, kwargs=None):
+        plannable = True
+        if kwargs:  # keywords: bound first, so all below sees the positional tuple
+            args = self._binder(args, kwargs)
+            # with keyword-only parameters or *args, that tuple may not bind as a positional
+            # launch would: it neither uses nor makes a prepared plan
+            plannable = self._arity >= 0
+        if self.extensions:
+            args = args if kwargs else self.bind_arguments(args)
+            return self._launch_with_extensions(args, griddim, blockdim, stream, sharedmem)
         # Fast path: arguments whose Numba types are known without typeof (device arrays,
         # Python and NumPy scalars) find the kernel already loaded in the current context.
-        if self.extensions:
-            return self._launch_with_extensions(args, griddim, blockdim, stream, sharedmem)
-        key = _fast_type_key(args)
+        # Plans are keyed by the arguments as given: a plan for a launch relying on defaults
+        # binds them itself, so launches that need no binding test nothing here.
+        key = _fast_type_key(args) if plannable else None
         if key is not None:
             plans = self._launch_plans.get(_current_context())
             if plans is not None:
                 plan = plans.get(key)
                 if plan is not None:
                     return plan[0].launch(griddim, blockdim, stream, sharedmem, args)
-        # The general path: arguments are typed and the kernel compiled before the driver is
-        # asked for anything, so a bad argument or kernel raises its own error without a GPU.
+        # The general path: defaults are filled in (a wrong count is Python's TypeError),
+        # arguments are typed and the kernel compiled before the driver is asked for
+        # anything, so a bad argument or kernel raises its own error without a GPU.
+        given = args
+        if not kwargs and len(args) != self._arity:
+            args = self._binder(args, {})
         prepared, argtypes = [], []
         for index, value in enumerate(args):
             value, ty = self.typeof_argument(value, index)
@@ -396,8 +452,10 @@ class CUDADispatcher(Dispatcher):
         image = kernel.image(tuple(context.device.compute_capability))
         loaded = load_kernel(image, context)
         if key is not None:
-            # the types stay referenced by the plan, so their ids in the key stay theirs
-            self._launch_plans.setdefault(context, {})[key] = (loaded, tuple(argtypes))
+            # the types stay referenced by the plan, so their ids in the key stay theirs (the
+            # arguments as given are the first of the bound ones)
+            runner = loaded if args is given else _BindingLaunch(loaded, self._binder)
+            self._launch_plans.setdefault(context, {})[key] = (runner, tuple(argtypes))
         return loaded.launch(griddim, blockdim, stream, sharedmem, tuple(prepared))
 
     def _launch_with_extensions(self, args, griddim, blockdim, stream, sharedmem):
@@ -421,8 +479,10 @@ class CUDADispatcher(Dispatcher):
             writeback()
         return state
 
-    def specialize(self, *args):
-        """A dispatcher compiled only for the types of ``args`` (no further compilation)."""
+    def specialize(self, *args, **kwargs):
+        """A dispatcher compiled only for the types of ``args`` and ``kwargs`` (bound as a
+        launch binds them; no further compilation)."""
+        args = self.bind_arguments(args, kwargs)
         argtypes = tuple(self.typeof_argument(a, i)[1] for i, a in enumerate(args))
         if self._specialized:
             raise RuntimeError("a specialized kernel cannot be specialized again")

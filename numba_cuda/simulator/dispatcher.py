@@ -1,14 +1,13 @@
 """``cuda.jit`` in the simulator: kernels, device functions and their launches."""
 
 import functools
-import inspect
 import os
 import threading
 
 import numpy as np
 
 from .. import pickling
-from ..args import ArgHint
+from ..args import ArgHint, ParameterBinder
 from ..errors import CudaError, LaunchConfigError, LaunchConfigTypeError, NotAvailableInSimulator  # noqa: F401
 from ..unsupported import argument_error, argument_problem, check_function
 from . import collectives, devicearray, launchconfig, scheduler
@@ -146,7 +145,7 @@ class _SimFunction:
     def overloads(self):
         return _Overloads()
 
-    def specialize(self, *args):
+    def specialize(self, *args, **kwargs):
         return self
 
 
@@ -196,10 +195,8 @@ class SimKernel(_SimFunction):
         self._plan = None
         self._scalar_types = None
         self.extensions = list(options.get("extensions") or ())
-        code = pyfunc.__code__
-        self._nargs = code.co_argcount
-        self._nrequired = code.co_argcount - len(pyfunc.__defaults__ or ())
-        self._varargs = bool(code.co_flags & inspect.CO_VARARGS)
+        #: keyword arguments and defaults of a launch -> the positional tuple, as on the GPU
+        self._binder = ParameterBinder(pyfunc)
 
     def __repr__(self):
         return f"<simulated CUDA kernel {self.py_func.__qualname__}>"
@@ -237,11 +234,19 @@ class SimKernel(_SimFunction):
                              f"forall needs ntasks >= 0")
         tpb = tpb or 128
         if ntasks == 0:
-            return lambda *args: None
+            def nothing(*args, **kwargs):  # no thread runs; the arguments are checked all the same
+                self.bind_arguments(args, kwargs)
+            return nothing
         return self[(ntasks + tpb - 1) // tpb, tpb, stream, sharedmem]
 
     def max_cooperative_grid_blocks(self, blockdim):
         return _max_cooperative_blocks(blockdim)
+
+    def specialize(self, *args, **kwargs):
+        """The kernel itself (nothing to compile); the arguments are bound as a launch binds
+        them, so a call that does not fit the kernel fails here as on the GPU."""
+        self.bind_arguments(args, kwargs)
+        return self
 
     # -- execution
     def _get_plan(self):
@@ -268,13 +273,13 @@ class SimKernel(_SimFunction):
         """How the simulator runs this kernel: ``sequential``, ``coroutines`` or ``threads``."""
         return self._get_plan()[0]
 
-    def _check_arity(self, args):
-        n = len(args)
-        if n > self._nargs and not self._varargs or n < self._nrequired:
-            raise TypeError(
-                f"kernel {self.py_func.__name__}() takes {self._nargs} argument(s), "
-                f"{n} given"
-            )
+    def bind_arguments(self, args, kwargs=None):
+        """The positional tuple of a launch with ``args`` and ``kwargs``: the kernel's
+        parameters in order, its defaults filled in (Python's ``TypeError`` if they do not
+        fit), as the GPU target binds them."""
+        if not kwargs and len(args) == self._binder.arity:
+            return tuple(args)
+        return self._binder(args, kwargs or {})
 
     def _convert_scalars(self, args):
         types_ = self._scalar_types
@@ -285,10 +290,11 @@ class SimKernel(_SimFunction):
         return [conv(a) if conv is not None and _is_scalar(a) else a
                 for a, conv in zip(args, types_ + [None] * (len(args) - len(types_)))]
 
-    def launch(self, grid, block, stream, sharedmem, args):
+    def launch(self, grid, block, stream, sharedmem, args, kwargs=None):
         from .arith_errors import KernelZeroDivisionError
         from .devices import activate
 
+        args = self.bind_arguments(args, kwargs)
         activate()  # a launch makes the context, as on the real target
         with _LAUNCH_LOCK:
             try:
@@ -299,7 +305,6 @@ class SimKernel(_SimFunction):
                 raise KernelZeroDivisionError(*exc.args) from exc
 
     def _launch(self, grid, block, stream, sharedmem, args):
-        self._check_arity(args)
         retr = []
         if self.extensions:  # Numba's protocol; the simulator has no types to give: None
             args = [functools.reduce(
@@ -310,9 +315,12 @@ class SimKernel(_SimFunction):
                 raise argument_error(self.py_func.__qualname__, index, value)
         kargs = tuple(_kernel_arg(a) for a in self._convert_scalars(args))
         mode, variant = self._get_plan()
+        fn = variant.fn
+        if self._binder.keyword_only:
+            fn = _keyword_only_by_name(fn, self._binder.keyword_only)
         with np.errstate(**_errstate(self.targetoptions)):
             if mode == "sequential":
-                scheduler.run_sequential(variant.fn, grid, block, sharedmem, kargs,
+                scheduler.run_sequential(fn, grid, block, sharedmem, kargs,
                                          spins=variant.is_generator)
             else:
                 if variant.uses_grid_sync:
@@ -323,11 +331,23 @@ class SimKernel(_SimFunction):
                             f"a kernel using grid synchronisation launched with {nblocks} blocks, "
                             f"more than max_cooperative_grid_blocks = {limit} for blockdim {block}"
                         )
-                scheduler.run_cooperative(variant.fn, grid, block, sharedmem, kargs,
+                scheduler.run_cooperative(fn, grid, block, sharedmem, kargs,
                                           threaded=(mode == "threads"),
                                           grid_sync=variant.uses_grid_sync)
         for writeback in retr:
             writeback()
+
+
+def _keyword_only_by_name(fn, names):
+    """``fn`` taking the bound tuple, whose last ``len(names)`` values are the keyword-only
+    parameters ``names``, passed to it by name."""
+    count = len(names)
+
+    @functools.wraps(fn)
+    def call(ctx, *args):
+        return fn(ctx, *args[:-count], **dict(zip(names, args[-count:])))
+
+    return call
 
 
 class _Launcher:
@@ -343,8 +363,8 @@ class _Launcher:
     griddim = property(lambda self: self.grid)
     blockdim = property(lambda self: self.block)
 
-    def __call__(self, *args):
-        self.kernel.launch(self.grid, self.block, self.stream, self.sharedmem, args)
+    def __call__(self, *args, **kwargs):
+        self.kernel.launch(self.grid, self.block, self.stream, self.sharedmem, args, kwargs)
 
 
 def _is_scalar(value):
