@@ -205,7 +205,9 @@ def run_sequential(fn, grid, block, dynshared, args, spins=False):
     ctx = None
     try:
         for blk in _blocks(grid, block, dynshared):
-            ctx = ThreadContext(blk, 0, 0, 0)
+            # one context per block, updated for each of its threads (``state`` is thread-local:
+            # set once per block, not on the per-thread path)
+            ctx = st.current = ThreadContext(blk, 0, 0, 0)
             tid = 0
             for tz in range(bdz):
                 ctx.tz = tz
@@ -216,7 +218,6 @@ def run_sequential(fn, grid, block, dynshared, args, spins=False):
                         ctx.tid = tid
                         ctx.lane = tid & 31
                         ctx.warp = tid >> 5
-                        st.current = ctx
                         fn(ctx, *args)
                         tid += 1
     except Exception as exc:
