@@ -43,10 +43,15 @@ def _disabled_reason():
 def _kept(exc):
     """``exc`` without its traceback, to be kept for the life of the process: a traceback holds
     the frames of every caller of the first driver() call (and their locals: the dispatcher
-    being compiled ...), which would never be freed.  The same for the exceptions it chains."""
+    being compiled ...), which would never be freed.  The same for the exceptions it chains.
+    Where it was raised stays readable, as a note (text, no frames)."""
+    import traceback
+
     seen, link = set(), exc
     while link is not None and id(link) not in seen:
         seen.add(id(link))
+        if link.__traceback__ is not None and hasattr(link, "add_note"):
+            link.add_note("raised at:\n" + "".join(traceback.format_tb(link.__traceback__)).rstrip())
         link.with_traceback(None)
         link = link.__cause__ or link.__context__
     return exc
