@@ -16,12 +16,20 @@ SCRIPT = textwrap.dedent('''
     from numba_cuda.simulator import api as cuda
 
     @cuda.jit(sim_mode="threads")
-    def endless(x):
+    def forced(x):
         for i in range(10 ** 12):  # a for loop has no spin point: it never hands control back
             x[cuda.threadIdx.x] += 1
 
+    @cuda.jit
+    def fallback(x):
+        # a barrier in a comprehension: the automatic mode falls back to OS threads
+        n = [cuda.syncthreads_count(True) for _ in range(1)][0]
+        for i in range(10 ** 12):
+            x[cuda.threadIdx.x] += n
+
+    endless = {"forced": forced, "fallback": fallback}[sys.argv[2]]
     x = np.zeros(int(sys.argv[1]), dtype=np.int64)
-    print("launching", flush=True)
+    print("launching", endless.sim_mode, flush=True)
     try:
         endless[1, x.size](x)
     except KeyboardInterrupt:
@@ -43,15 +51,15 @@ SCRIPT = textwrap.dedent('''
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process is POSIX")
-@pytest.mark.parametrize("nthreads", [1, 3])
-def test_ctrl_c_stops_an_os_thread_mode_launch_promptly(nthreads, tmp_path):
+@pytest.mark.parametrize("kernel, nthreads", [("forced", 1), ("forced", 3), ("fallback", 2)])
+def test_ctrl_c_stops_an_os_thread_mode_launch_promptly(kernel, nthreads, tmp_path):
     script = tmp_path / "endless.py"  # a file: the simulator transforms kernels it has the source of
     script.write_text(SCRIPT)
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_CUDASIM_MODE"}
-    proc = subprocess.Popen([sys.executable, str(script), str(nthreads)], stdout=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, str(script), str(nthreads), kernel], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=env)
     try:
-        assert proc.stdout.readline().strip() == "launching"
+        assert proc.stdout.readline().strip() == "launching threads"
         time.sleep(0.5)  # well inside the kernel's loop
         sent = time.monotonic()
         proc.send_signal(signal.SIGINT)
