@@ -190,3 +190,17 @@ def test_entries_behind_a_home_this_user_cannot_enter_are_misses(make_module, mo
         assert loaded == [PAYLOAD] * len(loaded) and messages == []
     finally:
         os.chmod(home, 0o755)
+
+
+def test_kernels_compiled_on_a_full_disk_give_one_warning(make_module, monkeypatch):
+    """Through ``cuda.jit(cache=True)``, as the issue measured it (17 warnings for 24 kernels)."""
+    from numba import cuda
+
+    mod = make_module("\n\n".join(f"def k{n}(x):\n    x[0] = {n}\n" for n in range(4)))
+    monkeypatch.setattr(os, "fdopen", lambda fd, *a, **k: _FullFile(fd))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        kernels = [cuda.jit("void(int64[::1])", cache=True)(getattr(mod, f"k{n}")) for n in range(4)]
+    assert all(k.stats.cache_misses for k in kernels)  # compiled, not stored
+    messages = _cache_warnings(caught)
+    assert len(messages) == 1 and "is full" in messages[0], messages
