@@ -34,6 +34,10 @@ class EntryCorrupt(Exception):
     """The file is not a complete, intact entry (truncated, garbled, unreadable)."""
 
 
+class EntryUnreadable(EntryCorrupt):
+    """The file exists but this process may not read it (another user's entry, mode 0600 ...)."""
+
+
 class EntryStale(Exception):
     """The file is intact but holds another key or an older/newer file format."""
 
@@ -80,9 +84,24 @@ def read(path, key):
             data = f.read()
     except (FileNotFoundError, NotADirectoryError):  # no such entry (or no such directory)
         return None
+    except PermissionError as exc:
+        if not _visible(path):
+            # a directory above it cannot be entered (a HOME this user may not enter, with a
+            # working NUMBA_CACHE_DIR): no entry this process can see, not a broken one
+            return None
+        raise EntryUnreadable(f"cannot read: {exc}") from exc
     except OSError as exc:
         raise EntryCorrupt(f"cannot read: {exc}") from exc
     return decode(data, key)
+
+
+def _visible(path):
+    """Whether ``path`` exists as far as this process can tell (``stat`` succeeds)."""
+    try:
+        os.stat(path)
+    except OSError:
+        return False
+    return True
 
 
 _umask_lock = threading.Lock()

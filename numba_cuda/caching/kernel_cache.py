@@ -30,6 +30,7 @@ and counts as a miss, so the caller recompiles and overwrites it; an entry from
 another version or toolkit has another key and is simply never matched.
 """
 
+import errno
 import hashlib
 import os
 import pickle
@@ -66,6 +67,68 @@ def _warn_unwritable_once(unusable, chosen, qualname):
                    f"it but written to {chosen!r} (the next cache location).  Make it writable "
                    "or set NUMBA_CACHE_DIR to a writable directory to silence this warning.")
     warnings.warn(message, CacheWarning, stacklevel=4)
+
+
+#: (cause, directory) pairs of failed reads/writes already warned about in this process.
+_warned_causes = set()
+
+_ONCE = " (This warning is shown once per process for this directory and cause.)"
+
+
+def _warn_once(cause, directory, message):
+    if (cause, directory) in _warned_causes:
+        return
+    _warned_causes.add((cause, directory))
+    warnings.warn(message + _ONCE, CacheWarning, stacklevel=4)
+
+
+def _other_owner(path):
+    """The uid owning ``path`` when it is not this process's user, else None."""
+    geteuid = getattr(os, "geteuid", None)
+    if geteuid is None:  # Windows: no uids
+        return None
+    try:
+        uid = os.stat(path).st_uid
+    except OSError:
+        return None
+    return uid if uid != geteuid() else None
+
+
+def _unreadable_message(directory, path, exc):
+    owner = _other_owner(path)
+    if owner is not None:
+        why = f"the entries there belong to another user (uid {owner})"
+    else:
+        why = "the entries there are not readable by this user"
+    return (f"numba-cuda cannot read cache entries in {directory!r}: {why} ({exc}; first: "
+            f"{os.path.basename(path)!r}).  The kernels they hold are compiled again.  Give this "
+            "user read access to them, or set NUMBA_CACHE_DIR to a directory of its own.")
+
+
+def _write_problem(exc, directory, path):
+    """(cause, message) of an OSError from writing the entry ``path`` in ``directory``."""
+    code = getattr(exc, "errno", None)
+    head = f"numba-cuda cannot write cache entries to {directory!r}: "
+    tail = f" ({exc}).  Kernels are compiled and run as usual, just not cached"
+    if code in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
+        return "full", (head + "the disk (or this user's quota) is full" + tail
+                        + "; free space there, or set NUMBA_CACHE_DIR to a directory on a disk "
+                        "with room.")
+    if code == errno.EROFS:
+        return "read-only", (head + "the file system is read-only" + tail
+                             + "; set NUMBA_CACHE_DIR to a writable directory.")
+    if code in (errno.EACCES, errno.EPERM):
+        owner = _other_owner(path)
+        if owner is not None:
+            return "owner", (head + f"its entries belong to another user (uid {owner}), which this "
+                             f"user may not replace (first: {os.path.basename(path)!r})" + tail
+                             + "; remove them or give them to this user, or set NUMBA_CACHE_DIR "
+                             "to a directory of its own.")
+        return "denied", (head + "this user may not write there (permission denied: was it made "
+                          "read-only while the process ran?)" + tail + "; make it writable again, "
+                          "or set NUMBA_CACHE_DIR to a writable directory.")
+    return f"errno {code}", (head + "the write failed" + tail
+                             + "; fix that directory, or set NUMBA_CACHE_DIR to another one.")
 
 
 class CacheWarning(NumbaWarning):
@@ -193,6 +256,9 @@ class KernelCache:
                 payload = entryfile.read(path, key)
             except entryfile.EntryStale:
                 payload = None
+            except entryfile.EntryUnreadable as exc:
+                _warn_once("unreadable", directory, _unreadable_message(directory, path, exc))
+                payload = None
             except entryfile.EntryCorrupt as exc:
                 warnings.warn(
                     f"numba-cuda cache entry {path!r} for {self._qualname}{signature} is unusable "
@@ -212,8 +278,9 @@ class KernelCache:
     def save(self, signature, cc, payload):
         """Store ``payload`` for ``signature`` and ``cc``; True when written.
 
-        A failed write warns once per function and is otherwise ignored: the
-        compiled code is still used, just not cached.
+        A failed write is otherwise ignored (the compiled code is still used, just not
+        cached) and warns: once per process, directory and cause for OSErrors (full disk,
+        permissions...), once per function for a payload pickle refuses.
         """
         key = self.key(signature, cc)
         directory = self.directory
@@ -225,7 +292,11 @@ class KernelCache:
         path = os.path.join(directory, self._name(key))
         try:
             entryfile.write(path, key, payload)
-        except (OSError, *_UNPICKLABLE) as exc:
+        except OSError as exc:
+            cause, message = _write_problem(exc, directory, path)
+            _warn_once(cause, directory, message)
+            return False
+        except _UNPICKLABLE as exc:
             if not self._warned_write:
                 self._warned_write = True
                 warnings.warn(

@@ -24,6 +24,7 @@ calls them.
 
 import hashlib
 import os
+import weakref
 
 from numba.core.errors import TypingError
 
@@ -108,7 +109,7 @@ class DispatcherCache:
             d._cache_misses[args] += 1
             return None
         d._cache_hits[args] += 1
-        return CachedKernel(payload, cc, recompile=lambda: _compile_uncached(d, args))
+        return CachedKernel(payload, cc, recompile=_Recompile(d, args))
 
     def save_kernel(self, args, kernel):
         if self._dispatcher.device:
@@ -141,6 +142,31 @@ def kernel_payload(kernel, image):
         "exceptions": getattr(kernel, "exceptions", None),
         "llvm": kernel.library.get_llvm_str(),
     }
+
+
+class _Recompile:
+    """``CachedKernel``'s way back to its dispatcher, to compile ``args`` for real.
+
+    It holds the dispatcher weakly: the kernel lives in ``dispatcher.overloads``, which Numba's
+    finalizer of the dispatcher holds for the life of the process, so a strong reference here
+    would keep every dispatcher that ever loaded from the cache alive.
+    """
+
+    __slots__ = ("_dispatcher", "_args", "_name")
+
+    def __init__(self, dispatcher, args):
+        self._dispatcher = weakref.ref(dispatcher)
+        self._args = tuple(args)
+        self._name = dispatcher.py_func.__qualname__
+
+    def __call__(self):
+        dispatcher = self._dispatcher()
+        if dispatcher is None:
+            raise RuntimeError(
+                f"the cached kernel {self._name}{self._args} cannot be compiled: its dispatcher "
+                "(the @cuda.jit function) no longer exists. Keep a reference to the function "
+                "while its kernels are used.")
+        return _compile_uncached(dispatcher, self._args)
 
 
 def _compile_uncached(dispatcher, args):
@@ -188,6 +214,9 @@ class CachedKernel(CooperativeGridQuery):
 
     objectmode = False
     from_cache = True
+    #: nothing of a cached kernel is registered with the target context: Numba's finalizer of
+    #: the dispatcher removes ``entry_point`` of every overload from it (a KeyError it ignores)
+    entry_point = None
 
     def __init__(self, payload, cc, recompile):
         self._payload = payload
@@ -268,5 +297,4 @@ def install_payloads(dispatcher, payloads):
     """Give ``dispatcher`` the kernels of ``ready_payloads`` (another process's dispatcher)."""
     for args, (payload, cc) in payloads.items():
         args = tuple(args)
-        dispatcher.overloads[args] = CachedKernel(
-            payload, cc, recompile=lambda args=args: _compile_uncached(dispatcher, args))
+        dispatcher.overloads[args] = CachedKernel(payload, cc, recompile=_Recompile(dispatcher, args))

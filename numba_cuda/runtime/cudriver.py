@@ -40,6 +40,23 @@ def _disabled_reason():
     return None
 
 
+def _kept(exc):
+    """``exc`` without its traceback, to be kept for the life of the process: a traceback holds
+    the frames of every caller of the first driver() call (and their locals: the dispatcher
+    being compiled ...), which would never be freed.  The same for the exceptions it chains.
+    Where it was raised stays readable, as a note (text, no frames)."""
+    import traceback
+
+    seen, link = set(), exc
+    while link is not None and id(link) not in seen:
+        seen.add(id(link))
+        if link.__traceback__ is not None and hasattr(link, "add_note"):
+            link.add_note("raised at:\n" + "".join(traceback.format_tb(link.__traceback__)).rstrip())
+        link.with_traceback(None)
+        link = link.__cause__ or link.__context__
+    return exc
+
+
 def _initialise():
     reason = _disabled_reason()
     if reason:
@@ -50,13 +67,13 @@ def _initialise():
         err = CudaSupportError(
             f"cuda-bindings could not be imported ({exc}); "
             f"install it with: pip install \"numba-cuda[cu13]\" (or [cu12])")
-        return None, err.with_cause(exc)
+        return None, err.with_cause(_kept(exc))
     try:
         (res,) = drv.cuInit(0)
     except Exception as exc:  # noqa: BLE001 - the library itself could not be loaded
         err = CudaSupportError(
             f"no NVIDIA driver found: {driver_library_name()} could not be loaded ({exc}). {_FIX}.")
-        return None, err.with_cause(exc)
+        return None, err.with_cause(_kept(exc))
     if res != drv.CUresult.CUDA_SUCCESS:
         if res == drv.CUresult.CUDA_ERROR_NO_DEVICE:
             msg = ("no CUDA-capable device found: the NVIDIA driver is installed but reports no GPU "

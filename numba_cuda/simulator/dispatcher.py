@@ -17,8 +17,9 @@ from .transform import DeviceRecursion, TransformError, Transformed, transform
 
 MODES = ("auto", "threads")
 
-# One launch at a time per process: simulated threads share one "current thread"
-# slot, so launches from several host threads are serialised.
+# One launch at a time per process: only one simulated thread executes at any moment (what
+# makes atomics atomic), so launches from several host threads are serialised.  The "current
+# thread" (threadstate.state) is per host thread: the others are outside any kernel meanwhile.
 _LAUNCH_LOCK = threading.RLock()
 
 

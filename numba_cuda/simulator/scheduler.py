@@ -76,12 +76,31 @@ class _Killed(BaseException):
 
 _DONE = object()
 
+#: Seconds ``close`` waits for the OS thread of an abandoned launch to unwind.
+CLOSE_TIMEOUT = 1.0
+
+
+def _raise_in_thread(thread, exc_type):
+    """Make ``thread`` raise ``exc_type`` at its next bytecode (CPython; False elsewhere)."""
+    try:
+        import ctypes
+
+        set_async_exc = ctypes.pythonapi.PyThreadState_SetAsyncExc
+    except (ImportError, AttributeError):  # pragma: no cover - not CPython
+        return False
+    return set_async_exc(ctypes.c_ulong(thread.ident), ctypes.py_object(exc_type)) == 1
+
 
 class ThreadCoroutine:
-    """A simulated thread on an OS thread, driven like a generator (``send``/``close``)."""
+    """A simulated thread on an OS thread, driven like a generator (``send``/``close``).
+
+    Closing it while the simulated thread is still executing the kernel (a launch interrupted
+    by Ctrl-C, or an error in another thread) raises ``_Killed`` inside that OS thread instead of
+    waiting for the kernel's loop to reach a barrier or spin point, which may never happen.
+    """
 
     __slots__ = ("_fn", "_args", "_go", "_back", "_thread", "_result", "_exc", "_value", "_killed",
-                 "_errstate")
+                 "_errstate", "_in_kernel")
 
     def __init__(self, fn, args):
         # NumPy's error state is per OS thread: the launch's (set by the dispatcher, e.g.
@@ -96,19 +115,28 @@ class ThreadCoroutine:
         self._exc = None
         self._value = None
         self._killed = False
+        self._in_kernel = False  # the OS thread is executing the kernel, not waiting
 
     def _main(self):
-        self._go.acquire()
         try:
+            self._go.acquire()
             if not self._killed:
+                # the launch state is per host thread: this one's thread is args[0]
+                state.current = self._args[0]
+                self._in_kernel = True
                 with np.errstate(**self._errstate):
                     self._fn(*self._args)
         except _Killed:
             pass
         except BaseException as exc:  # noqa: BLE001 - handed to the scheduler's thread
             self._exc = exc
-        self._result = _DONE
-        self._back.release()
+        try:
+            self._in_kernel = False
+            state.current = None
+            self._result = _DONE
+            self._back.release()
+        except _Killed:  # raised by close() just as the kernel returned
+            pass
 
     def send(self, value):
         self._value = value
@@ -127,17 +155,32 @@ class ThreadCoroutine:
     def wait_for_scheduler(self, request):
         """Called on the simulated thread: hand ``request`` over and wait to be resumed."""
         self._result = request
+        self._in_kernel = False
         self._back.release()
         self._go.acquire()
         if self._killed:
             raise _Killed
+        self._in_kernel = True
         return self._value
 
-    def close(self):
-        if self._thread is not None and self._result is not _DONE:
-            self._killed = True
-            self._go.release()
-            self._thread.join()
+    def close(self, timeout=CLOSE_TIMEOUT):
+        """End the simulated thread; True when its OS thread has ended within ``timeout`` s."""
+        thread = self._thread
+        if thread is None or self._result is _DONE:
+            return True
+        self._killed = True
+        self._go.release()  # a thread waiting for the scheduler wakes up and unwinds
+        deadline = time.monotonic() + timeout
+        raised = False
+        while thread.is_alive():
+            if self._in_kernel and not raised:
+                # still running the kernel (the scheduler stopped waiting for it: Ctrl-C ...)
+                raised = _raise_in_thread(thread, _Killed)
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            thread.join(min(left, 0.02))
+        return True
 
 
 # ---- strategies ------------------------------------------------------------------------------
@@ -162,7 +205,9 @@ def run_sequential(fn, grid, block, dynshared, args, spins=False):
     ctx = None
     try:
         for blk in _blocks(grid, block, dynshared):
-            ctx = ThreadContext(blk, 0, 0, 0)
+            # one context per block, updated for each of its threads (``state`` is thread-local:
+            # set once per block, not on the per-thread path)
+            ctx = st.current = ThreadContext(blk, 0, 0, 0)
             tid = 0
             for tz in range(bdz):
                 ctx.tz = tz
@@ -173,7 +218,6 @@ def run_sequential(fn, grid, block, dynshared, args, spins=False):
                         ctx.tid = tid
                         ctx.lane = tid & 31
                         ctx.warp = tid >> 5
-                        st.current = ctx
                         fn(ctx, *args)
                         tid += 1
     except Exception as exc:

@@ -1,11 +1,16 @@
 """Per-thread and per-block state of a simulated launch.
 
 ``current`` (an attribute of :data:`state`) is the :class:`ThreadContext` of
-the simulated CUDA thread that is executing right now.  Only one simulated
-thread executes at any moment (even in the OS-thread fallback, where the
-scheduler hands control to one thread at a time), so a plain module-level
-holder is enough: no thread-locals on the hot path.
+the simulated CUDA thread that is executing right now *on this host thread*.
+The holder is thread-local: while one host thread runs a launch, another host
+thread is outside any kernel (``kern(x)`` without a launch configuration raises,
+``cuda.threadIdx.x`` on the host raises) exactly as when no launch runs.  In the
+OS-thread fallback each simulated thread's OS thread sets its own ``current``.
+The rewritten kernels get their thread as an argument, so the hot path reads no
+thread-local.
 """
+
+import threading
 
 import numpy as np
 
@@ -13,11 +18,9 @@ WARP_SIZE = 32
 FULL_MASK = 0xFFFFFFFF
 
 
-class _State:
-    __slots__ = ("current",)
-
-    def __init__(self):
-        self.current = None
+class _State(threading.local):
+    #: the default on every host thread until it sets its own
+    current = None
 
 
 #: ``state.current`` is the executing simulated thread, or None outside kernels.

@@ -49,3 +49,11 @@ def make_module(tmp_path, monkeypatch):
         return _load_module(directory, source, name)
 
     return make
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache_warnings(monkeypatch):
+    """Each test starts with no cache warning given yet (they are once per process and cause)."""
+    from numba_cuda.caching import kernel_cache
+
+    monkeypatch.setattr(kernel_cache, "_warned_causes", set())
