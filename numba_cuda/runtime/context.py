@@ -83,6 +83,12 @@ class Context:
         return self.memory_manager.get_memory_info()
 
     def synchronize(self):
+        from numba_cuda.runtime.streams import CAPTURES
+
+        if CAPTURES:
+            from numba_cuda.runtime.graphs import check_device_synchronize
+
+            check_device_synchronize()
         drv = cudriver.driver()
         with self.active():
             cudriver.call(drv.cuCtxSynchronize)

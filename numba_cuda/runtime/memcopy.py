@@ -12,7 +12,7 @@ import numpy as np
 
 from numba_cuda.runtime import cudriver
 from numba_cuda.runtime.array_layout import span
-from numba_cuda.runtime.streams import stream_handle
+from numba_cuda.runtime.streams import CAPTURES, stream_handle
 
 
 def _is_default(stream):
@@ -27,12 +27,25 @@ def _memcpy(call, dst, src, nbytes, stream):
     """``cuMemcpy<call>`` on the default stream, ``cuMemcpy<call>Async`` on another one.
     ``dst``/``src`` are already in the binding's types (CUdeviceptr for device memory)."""
     drv = cudriver.driver()
+    if CAPTURES:
+        _check_capture(f"cuMemcpy{call}", stream)
     if _is_default(stream):
         name = f"cuMemcpy{call}"
         cudriver.check(getattr(drv, name)(dst, src, nbytes)[0], name)
     else:
         name = f"cuMemcpy{call}Async"
         cudriver.check(getattr(drv, name)(dst, src, nbytes, _handle(stream))[0], name)
+
+
+def _check_capture(name, stream):
+    """A copy while a stream captures a graph: refused unless it is asynchronous on a stream
+    other than the legacy default one (``graphs`` says why)."""
+    from numba_cuda.runtime import graphs
+
+    if _is_default(stream):
+        graphs.check_synchronous(f"a copy with stream=0 ({name})")
+    else:
+        graphs.check_stream_work(int(_handle(stream)), f"a copy ({name}Async)")
 
 
 def memcpy_htod(dst_ptr, src_ptr, nbytes, stream=0):
@@ -66,6 +79,8 @@ def copy_device_to_device(dst, src, stream=0):
         return
     if not nbytes:
         return
+    if CAPTURES:
+        _check_capture("cuMemcpyPeer", stream)
     drv = cudriver.driver()
     args = (drv.CUdeviceptr(dst.device_pointer_value), dst_ctx.handle,
             drv.CUdeviceptr(src.device_pointer_value), src_ctx.handle, nbytes)

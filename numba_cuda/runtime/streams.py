@@ -12,6 +12,10 @@ from numba_cuda.runtime.memory import _queue_free
 LEGACY_DEFAULT = 1
 PER_THREAD_DEFAULT = 2
 
+#: Streams capturing a CUDA graph now: handle value -> the capture (``graphs`` fills it; the
+#: checks that refuse what a capture cannot take test it first, so they cost nothing without one).
+CAPTURES = {}
+
 
 _PTDS = []  # what NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM says, read once (as Numba reads it)
 
@@ -70,6 +74,10 @@ class Stream:
 
     def synchronize(self):
         """Wait until all work queued on this stream has finished."""
+        if CAPTURES:
+            from numba_cuda.runtime.graphs import check_stream_synchronize
+
+            check_stream_synchronize(self)
         drv = cudriver.driver()
         with self.context.active():
             cudriver.call(drv.cuStreamSynchronize, self.handle)
