@@ -98,6 +98,23 @@ def check_device_synchronize():
             f"the `with cuda.graph()` block, after launching the graph")
 
 
+def check_host_source(stream_value, data, value, what):
+    """A copy from the host on a capturing stream: the graph reads ``data`` at every launch, so
+    it must be the memory of the caller's NumPy array ``value``, not a temporary copy of it."""
+    if int(stream_value) not in CAPTURES:
+        return
+    import numpy as np
+
+    if isinstance(value, np.ndarray) and np.may_share_memory(data, value):
+        return
+    raise GraphCaptureError(
+        f"{what}: the host data ({type(value).__name__}) is copied through a temporary host "
+        f"buffer (it is not a NumPy array of the destination's dtype, shape and contiguous "
+        f"layout), which a CUDA graph would read after it is freed. Copy from a host array of "
+        f"the destination's dtype and layout that lives as long as the graph (a "
+        f"cuda.pinned_array is best)")
+
+
 def on_launch(stream, args, kernel_name, checks_errors):
     """A kernel launch on ``stream`` during a capture: refuse what cannot be captured, keep the
     arguments of a captured launch alive as long as the graph."""

@@ -189,6 +189,10 @@ def assign(dev, value, stream=0, src=None):
         memcpy_htod(dev.device_pointer_value + lo, host_pointer(buf), buf.nbytes, stream)
         _sync(stream)
         return
+    if CAPTURES and not _is_default(stream):
+        from numba_cuda.runtime.graphs import check_host_source
+
+        check_host_source(int(_handle(stream)), data, value, "a copy to a device array")
     # A temporary (pageable) host copy may go away at once: the driver stages pageable
     # sources before cuMemcpyHtoDAsync returns.
     memcpy_htod(dev.device_pointer_value, host_pointer(data), dev.nbytes, stream)

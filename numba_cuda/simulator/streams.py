@@ -39,6 +39,10 @@ class Stream:
 
     def synchronize(self):
         """Wait for the stream's work (already complete in the simulator)."""
+        from .graphs import CAPTURES, check_stream_synchronize
+
+        if CAPTURES:
+            check_stream_synchronize(self)
 
     @contextlib.contextmanager
     def auto_synchronize(self):
@@ -101,6 +105,10 @@ def external_stream(ptr):
 
 def synchronize():
     """Wait for all work of the device (already complete in the simulator)."""
+    from .graphs import CAPTURES, check_device_synchronize
+
+    if CAPTURES:
+        check_device_synchronize()
 
 
 class Event:

@@ -276,3 +276,25 @@ def test_no_capture_costs_no_check(fake, scale, monkeypatch):
     scale[1, 32](d, 1.0)
     d.copy_to_host()
     cuda.synchronize()
+
+
+def test_the_shared_scenario_captures_six_nodes_in_order(fake):
+    """tests/graph_scenarios.py (run for real by the simulator's and the GPU's tests) captures a
+    copy in, a memset, two launches and two copies out, and updates without re-instantiating."""
+    from numba import cuda
+    from tests import graph_scenarios
+
+    _results, g = graph_scenarios.captured(cuda, 3, lambda step: float(step), update_at={1})
+    (nodes,) = fake.graph_execs.values()
+    assert [n["kind"] if n["kind"] != "memcpy" else n["call"] for n in nodes] == [
+        "cuMemcpyHtoDAsync", "memset", "kernel", "kernel", "cuMemcpyDtoHAsync",
+        "cuMemcpyDtoHAsync"]
+    assert [n["launch"]["entry"].split("axpy")[0] != n["launch"]["entry"]
+            for n in nodes if n["kind"] == "kernel"] == [True, False]
+    assert [e[0] for e in fake.log].count("cuGraphInstantiate") == 1
+    assert [e[0] for e in fake.log].count("cuGraphExecUpdate") == 1
+    assert [e[0] for e in fake.log].count("cuGraphLaunch") == 3
+    # the update's axpy launch carries the new scalar a = 1.0 (parameter 3 of axpy(out, a, x, y))
+    axpy = nodes[2]["launch"]
+    assert struct.unpack("<d", axpy["params"][7])[0] == 1.0
+    g.close()
