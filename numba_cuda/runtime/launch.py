@@ -19,7 +19,8 @@ from numba_cuda.launch_dims import normalize_dims
 from numba_cuda.runtime import cudriver
 from numba_cuda.runtime.argpack import LaunchState
 from numba_cuda.runtime.current_streams import as_stream
-from numba_cuda.runtime.streams import CAPTURES, PER_THREAD_DEFAULT, per_thread_default_is_default
+from numba_cuda.runtime.graph_capture import CAPTURES
+from numba_cuda.runtime.streams import PER_THREAD_DEFAULT, per_thread_default_is_default
 
 #: Dynamic shared memory a kernel may use without opting in (cuFuncSetAttribute).
 DEFAULT_DYNAMIC_SHARED_LIMIT = 48 * 1024
@@ -317,7 +318,7 @@ class LoadedKernel:
                 f"of device {self.context.device.id}, or launch inside "
                 f"`with cuda.gpus[{stream_obj.context.device.id}]:`")
         if CAPTURES:  # a CUDA graph is being captured (runtime.graphs)
-            from numba_cuda.runtime.graphs import on_launch
+            from numba_cuda.runtime.graph_capture import on_launch
 
             on_launch(stream_obj, args, self.name, self.error_record is not None)
         state = LaunchState(stream_obj, self.context)

@@ -12,7 +12,9 @@ import numpy as np
 
 from numba_cuda.runtime import cudriver
 from numba_cuda.runtime.array_layout import span
-from numba_cuda.runtime.streams import CAPTURES, stream_handle
+from numba_cuda.runtime import graph_capture
+from numba_cuda.runtime.graph_capture import CAPTURES
+from numba_cuda.runtime.streams import stream_handle
 
 
 def _is_default(stream):
@@ -40,12 +42,10 @@ def _memcpy(call, dst, src, nbytes, stream):
 def _check_capture(name, stream):
     """A copy while a stream captures a graph: refused unless it is asynchronous on a stream
     other than the legacy default one (``graphs`` says why)."""
-    from numba_cuda.runtime import graphs
-
     if _is_default(stream):
-        graphs.check_synchronous(f"a copy with stream=0 ({name})")
+        graph_capture.check_synchronous(f"a copy with stream=0 ({name})")
     else:
-        graphs.check_stream_work(int(_handle(stream)), f"a copy ({name}Async)")
+        graph_capture.check_stream_work(int(_handle(stream)), f"a copy ({name}Async)")
 
 
 def memcpy_htod(dst_ptr, src_ptr, nbytes, stream=0):
@@ -190,9 +190,8 @@ def assign(dev, value, stream=0, src=None):
         _sync(stream)
         return
     if CAPTURES and not _is_default(stream):
-        from numba_cuda.runtime.graphs import check_host_source
-
-        check_host_source(int(_handle(stream)), data, value, "a copy to a device array")
+        graph_capture.check_host_source(int(_handle(stream)), data, value,
+                                        "a copy to a device array")
     # A temporary (pageable) host copy may go away at once: the driver stages pageable
     # sources before cuMemcpyHtoDAsync returns.
     memcpy_htod(dev.device_pointer_value, host_pointer(data), dev.nbytes, stream)

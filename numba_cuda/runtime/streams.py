@@ -6,15 +6,13 @@ import os
 import weakref
 
 from numba_cuda.runtime import cudriver
+from numba_cuda.runtime import graph_capture
+from numba_cuda.runtime.graph_capture import CAPTURES
 from numba_cuda.runtime.memory import _queue_free
 
 #: Stream handle values with a special meaning to the driver (and the CUDA Array Interface).
 LEGACY_DEFAULT = 1
 PER_THREAD_DEFAULT = 2
-
-#: Streams capturing a CUDA graph now: handle value -> the capture (``graphs`` fills it; the
-#: checks that refuse what a capture cannot take test it first, so they cost nothing without one).
-CAPTURES = {}
 
 
 _PTDS = []  # what NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM says, read once (as Numba reads it)
@@ -75,9 +73,7 @@ class Stream:
     def synchronize(self):
         """Wait until all work queued on this stream has finished."""
         if CAPTURES:
-            from numba_cuda.runtime.graphs import check_stream_synchronize
-
-            check_stream_synchronize(self)
+            graph_capture.check_stream_synchronize(self)
         drv = cudriver.driver()
         with self.context.active():
             cudriver.call(drv.cuStreamSynchronize, self.handle)

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..cuda_array_interface import parse_cuda_array_interface
 from ..unsupported import OBJECT_ARRAY, check_dtype
-from .graphs import CAPTURES
+from .graph_capture import CAPTURES
 from .hostmemory import access_problem
 
 
@@ -141,7 +141,7 @@ class DeviceNDArray:
         return self._copy_to_host(ary)
 
     def _captured_copy_to_host(self, ary, stream):
-        from .graphs import record
+        from .graph_capture import record
 
         if ary is None:  # filled at each launch of the graph, as on the GPU
             ary = np.empty_like(self._ary, order="K", subok=False)
@@ -169,11 +169,11 @@ class DeviceNDArray:
 
     def copy_to_device(self, ary, stream=0):
         if CAPTURES:
-            from .graphs import record
+            from .graph_capture import record
 
             kind = "DtoD" if isinstance(ary, DeviceNDArray) else "HtoD"
             if kind == "HtoD" and stream:
-                from .graphs import check_host_source
+                from .graph_capture import check_host_source
 
                 check_host_source(stream, ary, self.dtype, self.shape,
                                   "F" if self._ary.flags.f_contiguous and self.ndim > 1 else "C",
@@ -202,7 +202,7 @@ class DeviceNDArray:
         if isinstance(item, np.ndarray):
             return DeviceNDArray(item, self.stream)
         if CAPTURES:  # an element read is a synchronous copy to the host on the GPU
-            from .graphs import check_synchronous
+            from .graph_capture import check_synchronous
 
             check_synchronous("reading an element of a device array")
         return item
@@ -212,7 +212,7 @@ class DeviceNDArray:
 
     def __setitem__(self, index, value):
         if CAPTURES:  # a copy on the array's stream (synchronous for stream 0) on the GPU
-            from .graphs import check_host_source, record
+            from .graph_capture import check_host_source, record
 
             view = self._ary[index]
             if isinstance(value, DeviceNDArray):
@@ -340,7 +340,7 @@ def to_device(obj, stream=0, copy=True, to=None):
     src = _host(obj)
     check_dtype(src.dtype)
     if CAPTURES and copy:
-        from .graphs import check_host_source, record
+        from .graph_capture import check_host_source, record
 
         if stream:
             check_host_source(stream, obj, src.dtype, src.shape,

@@ -12,7 +12,7 @@ from ..args import ArgHint
 from ..errors import CudaError, LaunchConfigError, LaunchConfigTypeError, NotAvailableInSimulator  # noqa: F401
 from ..unsupported import argument_error, argument_problem, check_function
 from . import collectives, devicearray, launchconfig, scheduler
-from . import graphs as _graphs
+from . import graph_capture as _graphs
 from .threadstate import state
 from .unavailable import not_available  # noqa: F401 - also used from here by older modules
 from .transform import DeviceRecursion, TransformError, Transformed, transform

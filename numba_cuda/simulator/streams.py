@@ -39,7 +39,7 @@ class Stream:
 
     def synchronize(self):
         """Wait for the stream's work (already complete in the simulator)."""
-        from .graphs import CAPTURES, check_stream_synchronize
+        from .graph_capture import CAPTURES, check_stream_synchronize
 
         if CAPTURES:
             check_stream_synchronize(self)
@@ -105,7 +105,7 @@ def external_stream(ptr):
 
 def synchronize():
     """Wait for all work of the device (already complete in the simulator)."""
-    from .graphs import CAPTURES, check_device_synchronize
+    from .graph_capture import CAPTURES, check_device_synchronize
 
     if CAPTURES:
         check_device_synchronize()

@@ -264,14 +264,14 @@ def test_a_graph_keeps_its_kernel_arguments_alive(fake, scale):
 def test_no_capture_costs_no_check(fake, scale, monkeypatch):
     """Without a capture the checks are never reached (the hot paths test one empty dict)."""
     from numba import cuda
-    from numba_cuda.runtime import graphs
+    from numba_cuda.runtime import graph_capture
 
     def boom(*args, **kwargs):
         raise AssertionError("a capture check ran without a capture")
 
     for name in ("on_launch", "check_synchronous", "check_stream_work",
                  "check_stream_synchronize", "check_device_synchronize"):
-        monkeypatch.setattr(graphs, name, boom)
+        monkeypatch.setattr(graph_capture, name, boom)
     d = cuda.to_device(np.ones(4, np.float32))
     scale[1, 32](d, 1.0)
     d.copy_to_host()
@@ -298,3 +298,20 @@ def test_the_shared_scenario_captures_six_nodes_in_order(fake):
     axpy = nodes[2]["launch"]
     assert struct.unpack("<d", axpy["params"][7])[0] == 1.0
     g.close()
+
+
+def test_frees_wait_until_the_capture_ends(fake, scale, monkeypatch):
+    from numba import cuda
+    from numba.core import config
+
+    monkeypatch.setattr(config, "CUDA_DEALLOCS_COUNT", 0, raising=False)  # free at once
+    s = cuda.stream()
+    d = cuda.device_array(4, np.float32)
+    start = len(fake.log)
+    with cuda.graph(s):
+        scratch = cuda.device_array(4, np.float32)
+        del scratch
+        gc.collect()
+        scale[1, 32, s](d, 1.0)
+    names = [e[0] for e in fake.log[start:]]
+    assert names.index("cuMemFree") > names.index("cuStreamEndCapture")
