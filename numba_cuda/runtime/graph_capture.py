@@ -80,6 +80,18 @@ def check_device_synchronize():
             f"the `with cuda.graph()` block, after launching the graph")
 
 
+def check_no_host_step(stream_value, what):
+    """A copy on a capturing stream that needs a step on the host (a strided array read or
+    written through the bytes it spans, a copy between two layouts): refused, since the
+    host step would run now, on data the graph has not produced yet."""
+    if int(stream_value) in CAPTURES:
+        raise GraphCaptureError(
+            f"{what} needs a step on the host between two copies (the arrays are not "
+            f"contiguous, or not of the same layout), which cannot be captured into a CUDA "
+            f"graph: the host step would run during the capture. Capture copies between "
+            f"contiguous arrays of the same layout")
+
+
 def check_host_source(stream_value, data, value, what):
     """A copy from the host on a capturing stream: the graph reads ``data`` at every launch, so
     it must be the memory of the caller's NumPy array ``value``, not a temporary copy of it."""

@@ -94,6 +94,11 @@ def host_pointer(arr):
     return arr.__array_interface__["data"][0]
 
 
+def _no_host_step(stream, what):
+    if CAPTURES and not _is_default(stream):
+        graph_capture.check_no_host_step(int(_handle(stream)), what)
+
+
 def _sync(stream):
     if not _is_default(stream):
         stream.synchronize()
@@ -123,6 +128,7 @@ def device_to_host(dev, ary=None, stream=0):
             ary = np.empty(dev.shape, dtype=dev.dtype, order=order)
             memcpy_dtoh(host_pointer(ary), dev.device_pointer_value, dev.nbytes, stream)
             return ary
+        _no_host_step(stream, "copy_to_host of a non-contiguous device array")
         buf, offset = _span_bytes(dev, stream)
         _sync(stream)
         return np.ndarray(dev.shape, dtype=dev.dtype, buffer=buf, offset=offset,
@@ -135,6 +141,7 @@ def device_to_host(dev, ary=None, stream=0):
     if contiguous and ary.strides == dev.strides:
         memcpy_dtoh(host_pointer(ary), dev.device_pointer_value, dev.nbytes, stream)
         return ary
+    _no_host_step(stream, "copy_to_host into a host array of another layout")
     ary[...] = device_to_host(dev, None, stream)
     return ary
 
@@ -150,6 +157,7 @@ def to_device_array(dev, ary, stream=0, src=None):
         if src.strides == dev.strides and (dev.is_c_contiguous() or dev.is_f_contiguous()):
             copy_device_to_device(dev, src, stream)
             return
+        _no_host_step(stream, "copy_to_device between device arrays of two layouts")
         assign(dev, device_to_host(src, None, stream), stream)
         return
     host = np.asarray(ary)
@@ -170,6 +178,7 @@ def assign(dev, value, stream=0, src=None):
                 and (dev.is_c_contiguous() or dev.is_f_contiguous()):
             copy_device_to_device(dev, src, stream)
             return
+        _no_host_step(stream, "assigning between device arrays of two layouts")
         value = device_to_host(src, None, stream)
     host = np.broadcast_to(np.asarray(value, dtype=dev.dtype), dev.shape)
     if dev.size == 0:
@@ -180,6 +189,7 @@ def assign(dev, value, stream=0, src=None):
         data = np.asfortranarray(host)
     else:
         # Strided destination: read the bytes it spans, merge, write them back.
+        _no_host_step(stream, "a copy into a non-contiguous device array")
         buf, offset = _span_bytes(dev, stream)
         _sync(stream)
         merged = np.ndarray(dev.shape, dtype=dev.dtype, buffer=buf, offset=offset,

@@ -141,7 +141,14 @@ class DeviceNDArray:
         return self._copy_to_host(ary)
 
     def _captured_copy_to_host(self, ary, stream):
-        from .graph_capture import record
+        from .graph_capture import check_no_host_step, record
+
+        contiguous = self._ary.flags.c_contiguous or self._ary.flags.f_contiguous
+        if stream and not contiguous:
+            check_no_host_step(stream, "copy_to_host of a non-contiguous device array")
+        if stream and ary is not None and (ary.strides != self._ary.strides
+                                           or ary.shape != self._ary.shape):
+            check_no_host_step(stream, "copy_to_host into a host array of another layout")
 
         if ary is None:  # filled at each launch of the graph, as on the GPU
             ary = np.empty_like(self._ary, order="K", subok=False)
@@ -172,6 +179,13 @@ class DeviceNDArray:
             from .graph_capture import record
 
             kind = "DtoD" if isinstance(ary, DeviceNDArray) else "HtoD"
+            contiguous = self._ary.flags.c_contiguous or self._ary.flags.f_contiguous
+            if stream and (not contiguous or kind == "DtoD" and ary.strides != self.strides):
+                from .graph_capture import check_no_host_step
+
+                check_no_host_step(stream, "a copy into a non-contiguous device array"
+                                   if not contiguous else
+                                   "copy_to_device between device arrays of two layouts")
             if kind == "HtoD" and stream:
                 from .graph_capture import check_host_source
 

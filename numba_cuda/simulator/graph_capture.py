@@ -78,6 +78,17 @@ def record(stream, what, kind, run):
     return True
 
 
+def check_no_host_step(stream, what):
+    """As on the GPU: a copy on a capturing stream between non-contiguous arrays or arrays of
+    two layouts needs a host step there, and is refused."""
+    if _handle(stream) in CAPTURES:
+        raise GraphCaptureError(
+            f"{what} needs a step on the host between two copies (the arrays are not "
+            f"contiguous, or not of the same layout), which cannot be captured into a CUDA "
+            f"graph: the host step would run during the capture. Capture copies between "
+            f"contiguous arrays of the same layout")
+
+
 def check_host_source(stream, value, dtype, shape, order, what):
     """A copy from the host on a capturing stream reads ``value`` at every launch of the graph:
     refused, as on the GPU, when the GPU would copy through a temporary host buffer (``value``

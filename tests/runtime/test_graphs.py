@@ -168,6 +168,7 @@ def test_refused_during_capture_with_clear_errors_and_the_capture_ends(fake, sca
     s = cuda.stream()
     d = cuda.device_array(4, np.float32)
     host = np.zeros(4, np.float32)
+    d2 = cuda.device_array((4, 4), np.float32)
     cases = [
         (lambda: d.copy_to_host(host), "synchronous"),
         (lambda: d.copy_to_device(host), "synchronous"),
@@ -175,6 +176,11 @@ def test_refused_during_capture_with_clear_errors_and_the_capture_ends(fake, sca
         (lambda: scale[1, 32](d, 1.0), "legacy default stream"),
         (lambda: scale[1, 32, cuda.legacy_default_stream()](d, 1.0), "legacy default stream"),
         (lambda: scale[1, 32, s](host, 1.0), "host \\(NumPy\\) array"),
+        (lambda: d2[:, ::2].copy_to_host(stream=s), "step on the host"),
+        (lambda: d.copy_to_host(np.zeros(8, np.float32)[::2], stream=s), "step on the host"),
+        (lambda: d2[:, ::2].copy_to_device(np.zeros((4, 2), np.float32), stream=s),
+         "step on the host"),
+        (lambda: d2.copy_to_device(d2.T, stream=s), "step on the host"),
         (lambda: s.synchronize(), "synchronising"),
         (lambda: cuda.synchronize(), "cuda.synchronize"),
     ]

@@ -78,6 +78,7 @@ def test_refusals_match_the_gpu_target():
     s = cuda.stream()
     d = cuda.device_array(4, np.float32)
     host = np.zeros(4, np.float32)
+    d2 = cuda.device_array((4, 4), np.float32)
     cases = [
         (lambda: d.copy_to_host(host), "synchronous"),
         (lambda: d.copy_to_device(host), "synchronous"),
@@ -88,6 +89,11 @@ def test_refusals_match_the_gpu_target():
         (lambda: k[1, 1, cuda.legacy_default_stream()](d, 1.0), "legacy default stream"),
         (lambda: k[1, 1, s](host, 1.0), "host \\(NumPy\\) array"),
         (lambda: cuda.jit(debug=True, opt=False)(k.py_func)[1, 1, s](d, 1.0), "debug=True"),
+        (lambda: d2[:, ::2].copy_to_host(stream=s), "step on the host"),
+        (lambda: d.copy_to_host(np.zeros(8, np.float32)[::2], stream=s), "step on the host"),
+        (lambda: d2[:, ::2].copy_to_device(np.zeros((4, 2), np.float32), stream=s),
+         "step on the host"),
+        (lambda: d2.copy_to_device(d2.T, stream=s), "step on the host"),
         (lambda: s.synchronize(), "synchronising"),
         (lambda: cuda.synchronize(), "cuda.synchronize"),
     ]
