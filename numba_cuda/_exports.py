@@ -81,6 +81,8 @@ RUNTIME = {
         "as_cuda_array", "is_cuda_array", "from_cuda_array_interface",
         "DeviceNDArray", "profile_start", "profile_stop", "profiling",
         "defer_cleanup", "event_elapsed_time", "from_dlpack",
+        # CUDA graphs (stream capture and replay)
+        "graph", "Graph",
     )
 }
 
@@ -143,6 +145,8 @@ SURFACE = {
     "LaunchConfigError": "numba_cuda.errors",
     "NotAvailableInSimulator": "numba_cuda.errors",
     "KernelRuntimeError": "numba_cuda.errors",
+    "GraphCaptureError": "numba_cuda.errors",
+    "GraphUpdateError": "numba_cuda.errors",
     "DeviceRecord": "numba_cuda.runtime.devicearray",
     "MappedNDArray": "numba_cuda.runtime.devicearray",
     "ManagedNDArray": "numba_cuda.runtime.devicearray",

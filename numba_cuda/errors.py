@@ -100,3 +100,20 @@ class KernelRuntimeError(RuntimeError):
     def __init__(self, msg, tid=None, ctaid=None):
         self.tid, self.ctaid, self.msg = tid, ctaid, msg
         super().__init__(f"An exception was raised in thread={tid} block={ctaid}\n\t{msg}")
+
+
+class GraphCaptureError(CudaError, RuntimeError):
+    """Work that cannot be part of a CUDA graph was issued while a stream captures one (a
+    synchronous copy, work on the legacy default stream, synchronising the capturing stream or
+    the device), or a capture was misused.  Raised by both targets before the driver sees the
+    call, so the capture is not left invalidated."""
+
+
+class GraphUpdateError(CudaError, RuntimeError):
+    """``Graph.update()`` captured work that the instantiated graph cannot take over (another
+    number or kind of operations); ``result`` is the driver's ``CUgraphExecUpdateResult``
+    name.  The graph is left as it was: capture a new one with ``cuda.graph()``."""
+
+    def __init__(self, message, result=None):
+        super().__init__(message)
+        self.result = result

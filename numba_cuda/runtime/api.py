@@ -12,6 +12,7 @@ from numba_cuda.runtime import cudriver, current_streams, devicearray, devices, 
 from numba_cuda.unsupported import check_dtype
 from numba_cuda.runtime import typing as _typing  # noqa: F401 - registers numba.typeof
 from numba_cuda.runtime.devicearray import DeviceNDArray, ManagedNDArray, MappedNDArray
+from numba_cuda.runtime.graphs import Graph
 from numba_cuda.runtime.interop import as_cuda_array, from_cuda_array_interface, is_cuda_array
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "synchronize", "as_cuda_array", "is_cuda_array", "from_cuda_array_interface",
     "DeviceNDArray", "profile_start", "profile_stop", "profiling", "defer_cleanup",
     "event_elapsed_time", "from_dlpack", "is_supported_version", "cuda_error", "open_ipc_array",
+    "graph", "Graph",
 ]
 
 # -- devices and contexts ------------------------------------------------------------
@@ -357,6 +359,14 @@ def event(timing=True):
 
 
 event_elapsed_time = streams.event_elapsed_time
+
+
+# -- CUDA graphs ----------------------------------------------------------------------------
+def graph(stream=None, mode="global"):
+    """A CUDA graph: ``with cuda.graph(stream) as g:`` captures the launches, copies and memsets
+    issued on ``g.stream``; ``g.launch()`` replays them, ``with g.update():`` captures new
+    parameters.  See :mod:`numba_cuda.runtime.graphs`."""
+    return Graph(stream, mode)
 
 
 def synchronize():

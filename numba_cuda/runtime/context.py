@@ -5,7 +5,8 @@ import contextlib
 import weakref
 
 from numba_cuda.emm import MemoryInfo  # noqa: F401 - public here too
-from numba_cuda.runtime import context_stack, cudriver
+from numba_cuda.runtime import context_stack, cudriver, graph_capture
+from numba_cuda.runtime.graph_capture import CAPTURES
 from numba_cuda.runtime.memory import DeviceAllocation, PendingDeallocations
 from numba_cuda.runtime.memory_managers import memory_manager_class
 from numba_cuda.runtime.streams import Event, Stream
@@ -83,6 +84,8 @@ class Context:
         return self.memory_manager.get_memory_info()
 
     def synchronize(self):
+        if CAPTURES:
+            graph_capture.check_device_synchronize()
         drv = cudriver.driver()
         with self.active():
             cudriver.call(drv.cuCtxSynchronize)

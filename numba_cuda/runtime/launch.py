@@ -19,6 +19,7 @@ from numba_cuda.launch_dims import normalize_dims
 from numba_cuda.runtime import cudriver
 from numba_cuda.runtime.argpack import LaunchState
 from numba_cuda.runtime.current_streams import as_stream
+from numba_cuda.runtime.graph_capture import CAPTURES
 from numba_cuda.runtime.streams import PER_THREAD_DEFAULT, per_thread_default_is_default
 
 #: Dynamic shared memory a kernel may use without opting in (cuFuncSetAttribute).
@@ -316,6 +317,10 @@ class LoadedKernel:
                 f"{stream_obj!r} belongs to device {stream_obj.context.device.id}; use a stream "
                 f"of device {self.context.device.id}, or launch inside "
                 f"`with cuda.gpus[{stream_obj.context.device.id}]:`")
+        if CAPTURES:  # a CUDA graph is being captured (runtime.graphs)
+            from numba_cuda.runtime.graph_capture import on_launch
+
+            on_launch(stream_obj, args, self.name, self.error_record is not None)
         state = LaunchState(stream_obj, self.context)
         params = self.packer.pack(args, state)
         drv = cudriver.driver()

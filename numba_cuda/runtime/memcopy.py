@@ -12,6 +12,8 @@ import numpy as np
 
 from numba_cuda.runtime import cudriver
 from numba_cuda.runtime.array_layout import span
+from numba_cuda.runtime import graph_capture
+from numba_cuda.runtime.graph_capture import CAPTURES
 from numba_cuda.runtime.streams import stream_handle
 
 
@@ -27,12 +29,23 @@ def _memcpy(call, dst, src, nbytes, stream):
     """``cuMemcpy<call>`` on the default stream, ``cuMemcpy<call>Async`` on another one.
     ``dst``/``src`` are already in the binding's types (CUdeviceptr for device memory)."""
     drv = cudriver.driver()
+    if CAPTURES:
+        _check_capture(f"cuMemcpy{call}", stream)
     if _is_default(stream):
         name = f"cuMemcpy{call}"
         cudriver.check(getattr(drv, name)(dst, src, nbytes)[0], name)
     else:
         name = f"cuMemcpy{call}Async"
         cudriver.check(getattr(drv, name)(dst, src, nbytes, _handle(stream))[0], name)
+
+
+def _check_capture(name, stream):
+    """A copy while a stream captures a graph: refused unless it is asynchronous on a stream
+    other than the legacy default one (``graphs`` says why)."""
+    if _is_default(stream):
+        graph_capture.check_synchronous(f"a copy with stream=0 ({name})")
+    else:
+        graph_capture.check_stream_work(int(_handle(stream)), f"a copy ({name}Async)")
 
 
 def memcpy_htod(dst_ptr, src_ptr, nbytes, stream=0):
@@ -66,6 +79,8 @@ def copy_device_to_device(dst, src, stream=0):
         return
     if not nbytes:
         return
+    if CAPTURES:
+        _check_capture("cuMemcpyPeer", stream)
     drv = cudriver.driver()
     args = (drv.CUdeviceptr(dst.device_pointer_value), dst_ctx.handle,
             drv.CUdeviceptr(src.device_pointer_value), src_ctx.handle, nbytes)
@@ -77,6 +92,11 @@ def copy_device_to_device(dst, src, stream=0):
 
 def host_pointer(arr):
     return arr.__array_interface__["data"][0]
+
+
+def _no_host_step(stream, what):
+    if CAPTURES and not _is_default(stream):
+        graph_capture.check_no_host_step(int(_handle(stream)), what)
 
 
 def _sync(stream):
@@ -108,6 +128,7 @@ def device_to_host(dev, ary=None, stream=0):
             ary = np.empty(dev.shape, dtype=dev.dtype, order=order)
             memcpy_dtoh(host_pointer(ary), dev.device_pointer_value, dev.nbytes, stream)
             return ary
+        _no_host_step(stream, "copy_to_host of a non-contiguous device array")
         buf, offset = _span_bytes(dev, stream)
         _sync(stream)
         return np.ndarray(dev.shape, dtype=dev.dtype, buffer=buf, offset=offset,
@@ -120,6 +141,7 @@ def device_to_host(dev, ary=None, stream=0):
     if contiguous and ary.strides == dev.strides:
         memcpy_dtoh(host_pointer(ary), dev.device_pointer_value, dev.nbytes, stream)
         return ary
+    _no_host_step(stream, "copy_to_host into a host array of another layout")
     ary[...] = device_to_host(dev, None, stream)
     return ary
 
@@ -135,6 +157,7 @@ def to_device_array(dev, ary, stream=0, src=None):
         if src.strides == dev.strides and (dev.is_c_contiguous() or dev.is_f_contiguous()):
             copy_device_to_device(dev, src, stream)
             return
+        _no_host_step(stream, "copy_to_device between device arrays of two layouts")
         assign(dev, device_to_host(src, None, stream), stream)
         return
     host = np.asarray(ary)
@@ -155,6 +178,7 @@ def assign(dev, value, stream=0, src=None):
                 and (dev.is_c_contiguous() or dev.is_f_contiguous()):
             copy_device_to_device(dev, src, stream)
             return
+        _no_host_step(stream, "assigning between device arrays of two layouts")
         value = device_to_host(src, None, stream)
     host = np.broadcast_to(np.asarray(value, dtype=dev.dtype), dev.shape)
     if dev.size == 0:
@@ -165,6 +189,7 @@ def assign(dev, value, stream=0, src=None):
         data = np.asfortranarray(host)
     else:
         # Strided destination: read the bytes it spans, merge, write them back.
+        _no_host_step(stream, "a copy into a non-contiguous device array")
         buf, offset = _span_bytes(dev, stream)
         _sync(stream)
         merged = np.ndarray(dev.shape, dtype=dev.dtype, buffer=buf, offset=offset,
@@ -174,6 +199,9 @@ def assign(dev, value, stream=0, src=None):
         memcpy_htod(dev.device_pointer_value + lo, host_pointer(buf), buf.nbytes, stream)
         _sync(stream)
         return
+    if CAPTURES and not _is_default(stream):
+        graph_capture.check_host_source(int(_handle(stream)), data, value,
+                                        "a copy to a device array")
     # A temporary (pageable) host copy may go away at once: the driver stages pageable
     # sources before cuMemcpyHtoDAsync returns.
     memcpy_htod(dev.device_pointer_value, host_pointer(data), dev.nbytes, stream)

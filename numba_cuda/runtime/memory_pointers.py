@@ -97,8 +97,18 @@ def device_memset(dst, val, size, stream=0):
     byte ``val``; asynchronously on ``stream`` (Numba's ``cudadrv.driver.device_memset``)."""
     from numba_cuda.runtime import cudriver
 
+    from numba_cuda.runtime.graph_capture import CAPTURES
+
     drv = cudriver.driver()
     address = drv.CUdeviceptr(_device_address(dst))
+    if CAPTURES:
+        from numba_cuda.runtime import graph_capture
+
+        if stream:
+            handle = stream.handle if hasattr(stream, "handle") else int(stream)
+            graph_capture.check_stream_work(int(handle), "a memset (cuMemsetD8Async)")
+        else:
+            graph_capture.check_synchronous("a memset with stream=0 (cuMemsetD8)")
     if stream:
         handle = stream.handle if hasattr(stream, "handle") else drv.CUstream(int(stream))
         cudriver.call(drv.cuMemsetD8Async, address, int(val), int(size), handle)

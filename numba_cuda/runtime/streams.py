@@ -6,6 +6,8 @@ import os
 import weakref
 
 from numba_cuda.runtime import cudriver
+from numba_cuda.runtime import graph_capture
+from numba_cuda.runtime.graph_capture import CAPTURES
 from numba_cuda.runtime.memory import _queue_free
 
 #: Stream handle values with a special meaning to the driver (and the CUDA Array Interface).
@@ -70,6 +72,8 @@ class Stream:
 
     def synchronize(self):
         """Wait until all work queued on this stream has finished."""
+        if CAPTURES:
+            graph_capture.check_stream_synchronize(self)
         drv = cudriver.driver()
         with self.context.active():
             cudriver.call(drv.cuStreamSynchronize, self.handle)

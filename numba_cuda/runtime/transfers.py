@@ -58,6 +58,10 @@ def to_device(obj, stream=0, copy=True, to=None):
     if any(s < 0 for s in strides) or host.size == 0:
         strides = c_strides(host.shape, host.dtype.itemsize)
     dev = DeviceNDArray(host.shape, strides, host.dtype, stream=stream)
+    if copy and host.size and memcopy.CAPTURES and not memcopy._is_default(stream):
+        from numba_cuda.runtime.graph_capture import check_host_source
+
+        check_host_source(int(memcopy._handle(stream)), host, obj, "to_device")
     if copy and host.size:
         memcpy_htod(dev.device_pointer_value, memcopy.host_pointer(host), dev.nbytes, stream)
     return dev

@@ -7,6 +7,7 @@ directly: ``from numba_cuda.simulator import api as cuda``.
 
 from ..args import In, InOut, Out  # noqa: F401 - the GPU target's classes too
 from ..errors import CudaError, CudaSupportError, KernelRuntimeError, LaunchConfigError  # noqa: F401
+from ..errors import GraphCaptureError, GraphUpdateError  # noqa: F401
 from .cudadrv import devicearray, devices, driver  # noqa: F401 - cuda.devicearray ... modules
 from .cudadrv.runtime import runtime  # noqa: F401 - cuda.runtime.get_version(), as in Numba
 from .devicearray import (  # noqa: F401
@@ -116,6 +117,7 @@ from .memory_managers import *  # noqa: F401,F403  (the EMM/IPC names, as in cud
 from .memory_managers import open_ipc_array  # noqa: F401
 from .reduction import Reduce, reduce  # noqa: F401
 from ..ufunc_decorators import guvectorize, vectorize  # noqa: F401  (pick the simulator's backend)
+from .graphs import Graph, graph  # noqa: F401
 from .streams import (  # noqa: F401
     Event,
     Stream,

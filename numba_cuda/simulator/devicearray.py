@@ -14,6 +14,7 @@ import numpy as np
 
 from ..cuda_array_interface import parse_cuda_array_interface
 from ..unsupported import OBJECT_ARRAY, check_dtype
+from .graph_capture import CAPTURES
 from .hostmemory import access_problem
 
 
@@ -135,6 +136,28 @@ class DeviceNDArray:
 
     # -- transfers
     def copy_to_host(self, ary=None, stream=0):
+        if CAPTURES:
+            return self._captured_copy_to_host(ary, stream)
+        return self._copy_to_host(ary)
+
+    def _captured_copy_to_host(self, ary, stream):
+        from .graph_capture import check_no_host_step, record
+
+        contiguous = self._ary.flags.c_contiguous or self._ary.flags.f_contiguous
+        if stream and not contiguous:
+            check_no_host_step(stream, "copy_to_host of a non-contiguous device array")
+        if stream and ary is not None and (ary.strides != self._ary.strides
+                                           or ary.shape != self._ary.shape):
+            check_no_host_step(stream, "copy_to_host into a host array of another layout")
+
+        if ary is None:  # filled at each launch of the graph, as on the GPU
+            ary = np.empty_like(self._ary, order="K", subok=False)
+        if not record(stream, "a copy (copy_to_host)", ("memcpy", "DtoH"),
+                      lambda: self._copy_to_host(ary)):
+            return self._copy_to_host(ary)
+        return ary
+
+    def _copy_to_host(self, ary=None):
         if ary is None:
             # the device array's layout (an F-ordered array stays F-ordered), as on the GPU
             out = np.empty_like(self._ary, order="K", subok=False)
@@ -152,6 +175,29 @@ class DeviceNDArray:
         return ary
 
     def copy_to_device(self, ary, stream=0):
+        if CAPTURES:
+            from .graph_capture import record
+
+            kind = "DtoD" if isinstance(ary, DeviceNDArray) else "HtoD"
+            contiguous = self._ary.flags.c_contiguous or self._ary.flags.f_contiguous
+            if stream and (not contiguous or kind == "DtoD" and ary.strides != self.strides):
+                from .graph_capture import check_no_host_step
+
+                check_no_host_step(stream, "a copy into a non-contiguous device array"
+                                   if not contiguous else
+                                   "copy_to_device between device arrays of two layouts")
+            if kind == "HtoD" and stream:
+                from .graph_capture import check_host_source
+
+                check_host_source(stream, ary, self.dtype, self.shape,
+                                  "F" if self._ary.flags.f_contiguous and self.ndim > 1 else "C",
+                                  "a copy to a device array")
+            if record(stream, "a copy (copy_to_device)", ("memcpy", kind),
+                      lambda: self._copy_to_device(ary)):
+                return
+        self._copy_to_device(ary)
+
+    def _copy_to_device(self, ary):
         src = ary._ary if isinstance(ary, DeviceNDArray) else np.asarray(ary)
         if src.size != self._ary.size or (src.shape != self._ary.shape and src.ndim == self._ary.ndim):
             raise ValueError(
@@ -169,12 +215,35 @@ class DeviceNDArray:
         item = self._ary[index]
         if isinstance(item, np.ndarray):
             return DeviceNDArray(item, self.stream)
+        if CAPTURES:  # an element read is a synchronous copy to the host on the GPU
+            from .graph_capture import check_synchronous
+
+            check_synchronous("reading an element of a device array")
         return item
 
     def getitem(self, index, stream=0):
         return self[index]
 
     def __setitem__(self, index, value):
+        if CAPTURES:  # a copy on the array's stream (synchronous for stream 0) on the GPU
+            from .graph_capture import check_host_source, record
+
+            view = self._ary[index]
+            if isinstance(value, DeviceNDArray):
+                kind = "DtoD"
+            else:
+                kind = "HtoD"
+                if self.stream:
+                    check_host_source(self.stream, value, self.dtype, np.shape(view),
+                                      "F" if view.ndim > 1 and view.flags.f_contiguous and
+                                      not view.flags.c_contiguous else "C",
+                                      "assigning to a device array (d[...] = value)")
+            if record(self.stream or None, "assigning to a device array (d[...] = value)",
+                      ("memcpy", kind), lambda: self._setitem(index, value)):
+                return
+        self._setitem(index, value)
+
+    def _setitem(self, index, value):
         if isinstance(value, DeviceNDArray):
             value = value._ary
         self._ary[index] = value
@@ -284,6 +353,18 @@ def to_device(obj, stream=0, copy=True, to=None):
         return DeviceRecord(np.array(obj, copy=True), stream)
     src = _host(obj)
     check_dtype(src.dtype)
+    if CAPTURES and copy:
+        from .graph_capture import check_host_source, record
+
+        if stream:
+            check_host_source(stream, obj, src.dtype, src.shape,
+                              "F" if src.ndim > 1 and src.flags.f_contiguous and
+                              not src.flags.c_contiguous else "C", "to_device")
+
+        dev = DeviceNDArray(np.empty_like(src, order="K", subok=False), stream)
+        if record(stream, "a copy (to_device)", ("memcpy", "HtoD"),
+                  lambda: dev._copy_to_device(obj)):
+            return dev  # uninitialised until the graph is launched, as on the GPU
     ary = np.array(src, copy=True, order="K", subok=False) if copy else np.empty_like(src)
     return DeviceNDArray(ary, stream)
 

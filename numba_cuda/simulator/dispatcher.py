@@ -11,6 +11,7 @@ from ..args import ArgHint, ParameterBinder
 from ..errors import CudaError, LaunchConfigError, LaunchConfigTypeError, NotAvailableInSimulator  # noqa: F401
 from ..unsupported import argument_error, argument_problem, check_function
 from . import collectives, devicearray, launchconfig, scheduler
+from . import graph_capture as _graphs
 from .threadstate import state
 from .unavailable import not_available  # noqa: F401 - also used from here by older modules
 from .transform import DeviceRecursion, TransformError, Transformed, transform
@@ -297,6 +298,8 @@ class SimKernel(_SimFunction):
 
         args = self.bind_arguments(args, kwargs)
         activate()  # a launch makes the context, as on the real target
+        if _graphs.CAPTURES and _graphs.record_launch(self, grid, block, stream, sharedmem, args):
+            return  # captured into a CUDA graph: runs at each graph launch
         with _LAUNCH_LOCK:
             try:
                 self._launch(grid, block, stream, sharedmem, args)

@@ -9,6 +9,7 @@ import contextlib
 import time
 
 from ..errors import CudaError
+from . import graph_capture
 
 # The driver's special stream handles.
 _LEGACY_HANDLE = 1
@@ -39,6 +40,8 @@ class Stream:
 
     def synchronize(self):
         """Wait for the stream's work (already complete in the simulator)."""
+        if graph_capture.CAPTURES:
+            graph_capture.check_stream_synchronize(self)
 
     @contextlib.contextmanager
     def auto_synchronize(self):
@@ -101,6 +104,8 @@ def external_stream(ptr):
 
 def synchronize():
     """Wait for all work of the device (already complete in the simulator)."""
+    if graph_capture.CAPTURES:
+        graph_capture.check_device_synchronize()
 
 
 class Event:

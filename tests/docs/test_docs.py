@@ -51,7 +51,7 @@ def test_html_builds_without_warnings(html_build):
     assert "WARNING" not in proc.stderr, proc.stderr[-6000:]
     for page in ("index", "toolkit", "migration", "api", "cuda-array-interface", "changelog", "maintainers",
                  "install/conda", "install/pip", "install/hpc-modules", "install/lockfiles", "install/source",
-                 "user/kernels", "user/launch-keywords", "user/memory", "user/streams", "user/simulator", "user/caching",
+                 "user/kernels", "user/launch-keywords", "user/memory", "user/streams", "user/graphs", "user/simulator", "user/caching",
                  "user/linking", "user/multi-gpu", "user/external-memory", "user/devices",
                  "user/random", "user/fastmath", "user/intrinsics", "user/python-support",
                  "user/compatibility", "user/faq", "user/examples", "user/environment-variables"):

@@ -25,6 +25,18 @@ What it models:
   the real binding, whose argument conversion runs before it tries to load libcuda: a
   TypeError there is raised here too, so the runtime cannot pass types the binding rejects.
 
+- stream capture and graphs: between ``cuStreamBeginCapture`` and ``cuStreamEndCapture`` the
+  launches, async copies and async memsets issued on the capturing stream are recorded as
+  graph nodes instead of running (kernel parameters snapshotted, as the driver copies them);
+  synchronous copies/memsets, work on the legacy stream (0 or 1) and synchronising the
+  capturing stream or the context fail (CUDA_ERROR_STREAM_CAPTURE_IMPLICIT/UNSUPPORTED) and
+  invalidate every capture, so that ``cuStreamEndCapture`` then fails with
+  CUDA_ERROR_STREAM_CAPTURE_INVALIDATED; ``cuGraphLaunch`` replays an instantiated graph's
+  nodes in order (launches are appended to ``launches`` with ``"graph"`` set);
+  ``cuGraphExecUpdate`` takes a graph of the same node kinds in the same order (else
+  CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE with the result the driver gives); ``graphs`` and
+  ``graph_execs`` hold the live ones.
+
 - IPC within one process: ``cuIpcGetMemHandle`` of an allocation's base gives a handle
   naming it; ``cuIpcOpenMemHandle`` maps that allocation at a new device address (the same
   bytes, as another process would see them) until ``cuIpcCloseMemHandle``; a handle of
@@ -35,7 +47,8 @@ What it does NOT model: kernels never execute (device memory only changes throug
 and memsets), no timing beyond a counter, no asynchrony beyond page-locked copies (kernels
 "run" when launched, streams are not independent: any synchronisation completes all work),
 no second process (IPC handles open in the exporting process, which a real driver refuses),
-no graphs (peer access: enabling it is recorded, peer copies move bytes), no JIT
+graphs are linear lists of nodes (no branches, events or child graphs; peer access:
+enabling it is recorded, peer copies move bytes), no JIT
 diagnostics or register/occupancy computation (fixed plausible numbers).
 """
 
@@ -188,6 +201,9 @@ class FakeDriver:
         self._clock = 0.0
         self._queued = []     # page-locked async copies not done yet
         self._ipc_opened = {}  # device address of an opened IPC mapping -> exported base
+        self._captures = {}   # capturing stream value -> {"mode", "nodes", "invalid"}
+        self.graphs = {}      # CUgraph value -> [nodes]
+        self.graph_execs = {}  # CUgraphExec value -> [nodes]
         self.initialised = False
 
     # -- plumbing -------------------------------------------------------------------
@@ -370,7 +386,8 @@ class FakeDriver:
         return self._call("cuCtxPopCurrent", (), body)
 
     def cuCtxSynchronize(self):
-        return self._call("cuCtxSynchronize", (), lambda: (self._current(), self.flush())[1])
+        return self._call("cuCtxSynchronize", (),
+                          lambda: (self._current(), self._refuse_sync(), self.flush())[2])
 
     # -- memory ---------------------------------------------------------------------
     def cuMemGetInfo(self):
@@ -471,9 +488,25 @@ class FakeDriver:
         """Device addresses of the IPC mappings open now."""
         return sorted(self._ipc_opened)
 
+    def cuMemsetD8Async(self, dst, value, count, stream):
+        def body():
+            self._current()
+            self._stream(stream)
+            self._resolve(dst, int(count))
+            capture = self._capture_of(stream)
+            node = {"kind": "memset", "dst": int(dst), "value": int(value),
+                    "nbytes": int(count), "handle": self._new_handle()}
+            if capture is not None:
+                capture["nodes"].append(node)
+                return
+            self.flush()
+            self._run_node(node, None, int(stream))
+        return self._call("cuMemsetD8Async", (dst, value, count, stream), body)
+
     def cuMemsetD8(self, dst, value, count):
         def body():
             self._current()
+            self._capture_of(None)
             self.flush()
             real = self._resolve(dst, int(count))
             ctypes.memset(real, int(value), int(count))
@@ -550,6 +583,12 @@ class FakeDriver:
     def _copy(self, name, args, dst, src, nbytes, stream=None, host=None):
         def body():
             self._current()
+            capture = self._capture_of(stream)
+            if capture is not None:  # the node copies between the same addresses at each launch
+                dst(), src()  # checked now, as the driver checks a memcpy node's operands
+                capture["nodes"].append({"kind": "memcpy", "call": name, "dst": dst, "src": src,
+                                         "nbytes": int(nbytes), "handle": self._new_handle()})
+                return
             if stream is None:
                 self.flush()  # synchronous copies wait for earlier work
             else:
@@ -636,9 +675,164 @@ class FakeDriver:
     def cuMemsetD32(self, dst, value, count):
         def body():
             self._current()
+            self._capture_of(None)
             real = self._resolve(dst, 4 * int(count))
             (ctypes.c_uint32 * int(count)).from_address(real)[:] = [int(value)] * int(count)
         return self._call("cuMemsetD32", (dst, value, count), body)
+
+    # -- stream capture and graphs -----------------------------------------------------
+    def _capture_of(self, stream):
+        """The capture that work issued on ``stream`` (None: synchronous) goes into, or None to
+        run it now; fails for work that conflicts with a capture in progress."""
+        if not self._captures:
+            return None
+        if stream is None or int(stream) in (0, 1):  # the legacy stream syncs with all
+            for capture in self._captures.values():
+                capture["invalid"] = True
+            raise DriverCallError(R.CUDA_ERROR_STREAM_CAPTURE_IMPLICIT)
+        return self._captures.get(int(stream))
+
+    def _refuse_sync(self, stream=None):
+        """Synchronising a capturing stream (or, ``stream`` None, the context) during a capture."""
+        if self._captures and (stream is None or int(stream) in self._captures):
+            for capture in self._captures.values():
+                capture["invalid"] = True
+            raise DriverCallError(R.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED)
+
+    def cuStreamBeginCapture(self, stream, mode):
+        def body():
+            self._current()
+            value = self._stream(stream)
+            if value in (0, 1):
+                raise DriverCallError(R.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED)
+            if value in self._captures:
+                raise DriverCallError(R.CUDA_ERROR_ILLEGAL_STATE)
+            self._captures[value] = {"mode": _real.CUstreamCaptureMode(int(mode)), "nodes": [],
+                                     "invalid": False}
+        return self._call("cuStreamBeginCapture", (stream, mode), body)
+
+    def cuStreamIsCapturing(self, stream):
+        def body():
+            capture = self._captures.get(self._stream(stream))
+            status = _real.CUstreamCaptureStatus
+            if capture is None:
+                return status.CU_STREAM_CAPTURE_STATUS_NONE
+            return (status.CU_STREAM_CAPTURE_STATUS_INVALIDATED if capture["invalid"]
+                    else status.CU_STREAM_CAPTURE_STATUS_ACTIVE)
+        return self._call("cuStreamIsCapturing", (stream,), body)
+
+    def cuStreamEndCapture(self, stream):
+        def body():
+            capture = self._captures.pop(self._stream(stream), None)
+            if capture is None:
+                raise DriverCallError(R.CUDA_ERROR_ILLEGAL_STATE)
+            if capture["invalid"]:
+                raise DriverCallError(R.CUDA_ERROR_STREAM_CAPTURE_INVALIDATED)
+            handle = self._new_handle()
+            self.graphs[handle] = capture["nodes"]
+            return _real.CUgraph(handle)
+        return self._call("cuStreamEndCapture", (stream,), body)
+
+    def _graph(self, graph):
+        nodes = self.graphs.get(int(graph))
+        if nodes is None:
+            raise DriverCallError(R.CUDA_ERROR_INVALID_VALUE)
+        return nodes
+
+    def _graph_exec(self, exec_):
+        nodes = self.graph_execs.get(int(exec_))
+        if nodes is None:
+            raise DriverCallError(R.CUDA_ERROR_INVALID_VALUE)
+        return nodes
+
+    def cuGraphGetNodes(self, graph, num_nodes=0):
+        def body():
+            nodes = self._graph(graph)
+            handles = [_real.CUgraphNode(node["handle"]) for node in nodes[:int(num_nodes)]]
+            return (handles, len(nodes) if not num_nodes else len(handles))
+        return self._call("cuGraphGetNodes", (graph, num_nodes), body)
+
+    def cuGraphInstantiate(self, graph, flags):
+        def body():
+            self._current()
+            nodes = [dict(node) for node in self._graph(graph)]
+            handle = self._new_handle()
+            self.graph_execs[handle] = nodes
+            return _real.CUgraphExec(handle)
+        return self._call("cuGraphInstantiate", (graph, flags), body)
+
+    def cuGraphLaunch(self, exec_, stream):
+        def body():
+            self._current()
+            nodes = self._graph_exec(exec_)
+            capture = self._capture_of(self._stream(stream))
+            if capture is not None:  # a graph launched into a capture: its nodes, in order
+                capture["nodes"].extend(dict(node, handle=self._new_handle()) for node in nodes)
+                return
+            self.flush()
+            for node in nodes:
+                self._run_node(node, int(exec_), int(stream))
+        return self._call("cuGraphLaunch", (exec_, stream), body)
+
+    def _run_node(self, node, exec_, stream):
+        if node["kind"] == "kernel":
+            launch = dict(node["launch"], stream=stream, graph=exec_)
+            self.launches.append(launch)
+            if self.on_launch is not None:
+                self.on_launch(self, launch)
+        elif node["kind"] == "memcpy":
+            ctypes.memmove(node["dst"](), node["src"](), node["nbytes"])
+        else:  # memset
+            ctypes.memset(self._resolve(node["dst"], node["nbytes"]), node["value"],
+                          node["nbytes"])
+
+    #: the CUgraphExecUpdateResult of the last cuGraphExecUpdate (for tests)
+    last_update_result = None
+
+    def cuGraphExecUpdate(self, exec_, graph):
+        _check_types("cuGraphExecUpdate", (exec_, graph))
+        self.log.append(("cuGraphExecUpdate", exec_, graph))
+        info = _real.CUgraphExecUpdateResultInfo()
+        result = _real.CUgraphExecUpdateResult
+        with self._lock:
+            try:
+                old, new = self._graph_exec(exec_), self._graph(graph)
+            except DriverCallError as exc:
+                return (exc.code, info)
+            outcome = result.CU_GRAPH_EXEC_UPDATE_SUCCESS
+            if len(old) != len(new):
+                outcome = result.CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED
+            else:
+                for a, b in zip(old, new):
+                    if a["kind"] != b["kind"]:
+                        outcome = result.CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED
+                    elif a["kind"] == "memcpy" and a["call"] != b["call"]:
+                        outcome = result.CU_GRAPH_EXEC_UPDATE_ERROR_PARAMETERS_CHANGED
+                    elif a["kind"] == "kernel" and \
+                            a["launch"]["kind"] != b["launch"]["kind"]:
+                        outcome = result.CU_GRAPH_EXEC_UPDATE_ERROR_UNSUPPORTED_FUNCTION_CHANGE
+                    if outcome != result.CU_GRAPH_EXEC_UPDATE_SUCCESS:
+                        info.errorNode = _real.CUgraphNode(b["handle"])
+                        info.errorFromNode = _real.CUgraphNode(a["handle"])
+                        break
+            info.result = outcome
+            self.last_update_result = outcome
+            if outcome != result.CU_GRAPH_EXEC_UPDATE_SUCCESS:
+                return (R.CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE, info)
+            self.graph_execs[int(exec_)] = [dict(node) for node in new]
+            return (SUCCESS, info)
+
+    def cuGraphExecDestroy(self, exec_):
+        def body():
+            self._graph_exec(exec_)
+            del self.graph_execs[int(exec_)]
+        return self._call("cuGraphExecDestroy", (exec_,), body)
+
+    def cuGraphDestroy(self, graph):
+        def body():
+            self._graph(graph)
+            del self.graphs[int(graph)]
+        return self._call("cuGraphDestroy", (graph,), body)
 
     # -- streams and events ---------------------------------------------------------
     def _stream(self, stream):
@@ -666,7 +860,8 @@ class FakeDriver:
 
     def cuStreamSynchronize(self, stream):
         return self._call("cuStreamSynchronize", (stream,),
-                          lambda: (self._current(), self._stream(stream), self.flush())[2])
+                          lambda: (self._current(), self._stream(stream),
+                                   self._refuse_sync(stream), self.flush())[3])
 
     def cuStreamQuery(self, stream):
         return self._call("cuStreamQuery", (stream,), lambda: (self._stream(stream), None)[1])
@@ -829,7 +1024,9 @@ class FakeDriver:
             self._current()
             module, entry, attrs = self._function(f)
             self._stream(stream)
-            self.flush()  # the kernel runs after the work queued before it
+            capture = self._capture_of(stream)
+            if capture is None:
+                self.flush()  # the kernel runs after the work queued before it
             if shared > attrs["MAX_DYNAMIC_SHARED_SIZE_BYTES"]:
                 raise DriverCallError(R.CUDA_ERROR_INVALID_VALUE)
             if block[0] * block[1] * block[2] > attrs["MAX_THREADS_PER_BLOCK"]:
@@ -846,6 +1043,10 @@ class FakeDriver:
             launch = {"entry": entry, "grid": tuple(grid), "block": tuple(block),
                       "shared": int(shared), "stream": int(stream), "params": values,
                       "kind": name, "module": module}
+            if capture is not None:  # captured: runs at each cuGraphLaunch
+                capture["nodes"].append({"kind": "kernel", "launch": launch,
+                                         "handle": self._new_handle()})
+                return
             self.launches.append(launch)
             if self.on_launch is not None:
                 self.on_launch(self, launch)

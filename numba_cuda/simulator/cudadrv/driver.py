@@ -55,8 +55,19 @@ def device_to_device(dst, src, size, stream=0):
 
 
 def device_memset(dst, val, size, stream=0):
-    """Set the first ``size`` bytes of ``dst`` to the byte ``val``."""
-    _bytes(dst)[:size] = val & 0xFF
+    """Set the first ``size`` bytes of ``dst`` to the byte ``val`` (captured into a CUDA graph
+    when ``stream`` captures one)."""
+    from ..graph_capture import CAPTURES
+
+    def run():
+        _bytes(dst)[:size] = val & 0xFF
+
+    if CAPTURES:
+        from ..graph_capture import record
+
+        if record(stream or None, "a memset (device_memset)", "memset", run):
+            return
+    run()
 
 
 def device_memory_size(obj):
