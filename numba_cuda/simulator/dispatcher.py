@@ -3,6 +3,7 @@
 import functools
 import inspect
 import os
+import sys
 import threading
 
 import numpy as np
@@ -11,7 +12,7 @@ from .. import pickling
 from ..args import ArgHint
 from ..errors import CudaError, LaunchConfigError, LaunchConfigTypeError, NotAvailableInSimulator  # noqa: F401
 from ..unsupported import argument_error, argument_problem, check_function
-from . import collectives, devicearray, launchconfig, scheduler
+from . import collectives, devicearray, launchconfig, sanitizer, scheduler
 from .threadstate import state
 from .unavailable import not_available  # noqa: F401 - also used from here by older modules
 from .transform import DeviceRecursion, TransformError, Transformed, transform
@@ -291,12 +292,16 @@ class SimKernel(_SimFunction):
 
         activate()  # a launch makes the context, as on the real target
         with _LAUNCH_LOCK:
+            checked = sanitizer.begin(self.py_func, grid, block)  # sanitizer hook: None when off
             try:
                 self._launch(grid, block, stream, sharedmem, args)
             except FloatingPointError as exc:  # only debug=True kernels let NumPy raise
                 if isinstance(exc, ZeroDivisionError):
                     raise
                 raise KernelZeroDivisionError(*exc.args) from exc
+            finally:
+                if checked is not None:  # sanitizer hook: the summary (raise, warn or count)
+                    checked.finish(sys.exc_info()[1])
 
     def _launch(self, grid, block, stream, sharedmem, args):
         self._check_arity(args)
@@ -309,6 +314,8 @@ class SimKernel(_SimFunction):
             if argument_problem(value) is not None:
                 raise argument_error(self.py_func.__qualname__, index, value)
         kargs = tuple(_kernel_arg(a) for a in self._convert_scalars(args))
+        if sanitizer.active is not None:  # sanitizer hook: checking views of the arrays
+            kargs = sanitizer.active.wrap_args(args, kargs)
         mode, variant = self._get_plan()
         with np.errstate(**_errstate(self.targetoptions)):
             if mode == "sequential":
