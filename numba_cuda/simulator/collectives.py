@@ -151,6 +151,8 @@ def request_spin(frame_locals, prefix, line):
 
 
 def request_grid_sync():
+    if observer is not None:  # sanitizer hook: the thread enters a new epoch
+        observer.grid_sync(state.current)
     return GRID_SYNC_REQUEST
 
 
@@ -370,7 +372,7 @@ def activemask():
 
 
 def grid_sync():
-    return meet(GRID_SYNC_REQUEST)
+    return meet(request_grid_sync())
 
 
 def spin(frame_locals, prefix, line):

@@ -13,7 +13,7 @@ How it works, only while a sanitized launch runs (nothing of this exists otherwi
   of one block, the dynamic shared memory of one block, one local array), the thread, the
   kernel source line (the first frame outside the simulator) and read/write/atomic;
 * racecheck keeps, per element, the accesses of the current *epoch* of the block (the epoch
-  advances when the block passes a barrier): two threads of one block, at least one writing,
+  advances when the block passes a barrier, or the grid a grid barrier): two threads of one block, at least one writing,
   in one epoch (and, for two lanes of one warp, with no warp collective of both in between)
   are a hazard; two atomics are not.  Blocks run one after another, so as the issue asks only
   threads of one block are compared, in shared and global memory;
@@ -283,6 +283,7 @@ class Launch:
         self.shared_views = {}
         self.epochs = {}   # block index -> barriers passed
         self.wcount = {}   # (block index, thread) -> warp collectives passed
+        self.gsync = {}    # (block index, thread) -> grid barriers entered
 
     # -- findings
     def _find(self, key, tool, title, lines, severity="error"):
@@ -425,13 +426,13 @@ class Launch:
 
     def _access(self, region, off, write, atomic, ctx, site, newval=None):
         bidx = ctx.block.idx
-        epoch = self.epochs.get(bidx, 0)
+        tid = ctx.tid
+        epoch = (self.epochs.get(bidx, 0), self.gsync.get((bidx, tid), 0))
         rec = region.shadow.get(off)
         if rec is None or rec[0] != bidx or rec[1] != epoch:
             # [block, epoch, last write, the last write before it by another thread, reads]
             rec = [bidx, epoch, None, None, {}]
             region.shadow[off] = rec
-        tid = ctx.tid
         kind = "atomic" if atomic else ("write" if write else "read")
         me = (tid, ctx.warp, self.wcount.get((bidx, tid), 0), site, (ctx.tx, ctx.ty, ctx.tz),
               bidx, kind)
@@ -495,6 +496,11 @@ class Launch:
                        f"thread of a block must reach each syncthreads())",
                        [f"reached by {waiting[0].peer_where()}",
                         f"never reached by {exited[0].peer_where()}"])
+
+    def grid_sync(self, ctx):
+        if ctx is not None:  # counted when a thread enters: it accesses nothing until released
+            key = (ctx.block.idx, ctx.tid)
+            self.gsync[key] = self.gsync.get(key, 0) + 1
 
     def warp(self, group):
         req = group[0].request

@@ -3,6 +3,7 @@ synccheck find what they should, with the thread, block and source line, and sta
 correct kernels."""
 
 import inspect
+import os
 import re
 import warnings
 from pathlib import Path
@@ -440,12 +441,41 @@ def test_off_by_default_kernels_see_plain_arrays(monkeypatch):
     assert sanitizer.active is None
 
 
-def test_the_user_page_example_reports_the_race(capsys):
+def test_the_user_page_example_reports_the_race():
     page = Path(__file__).resolve().parents[2] / "docs" / "user" / "sanitizer.rst"
     blocks = re.findall(r"\.\. testcode::\n\n((?:   .*\n|\n)+)", page.read_text())
     assert blocks
     code = "\n".join(re.sub(r"^   ", "", b, flags=re.M) for b in blocks)
-    exec(compile(code, str(page), "exec"), {"np": np, "cuda": cuda})  # noqa: S102
-    out = capsys.readouterr().out
-    assert "[racecheck] read-after-write hazard on shared array" in out
-    assert re.search(r"errors found: [1-9]", out)
+    namespace = {"np": np, "cuda": cuda}
+    before = os.environ.get("NUMBA_CUDASIM_SANITIZE")
+    exec(compile(code, str(page), "exec"), namespace)  # noqa: S102
+    assert namespace["errors"] == 124
+    assert "[racecheck] read-after-write hazard on shared array" in namespace["summary"]
+    assert os.environ.get("NUMBA_CUDASIM_SANITIZE") == before  # the example leaves it as it was
+
+
+def test_silent_on_the_shared_test_kernels_with_grid_barriers(sanitize):
+    # tests/kernel_sources.py: kernels the GPU tests run too (written against numba.cuda)
+    from tests import kernel_sources
+
+    a = np.arange(24, dtype=np.int64)
+    cuda.jit(kernel_sources.shift_rounds)[6, 4](a, 5)
+    assert list(a) == list(np.roll(np.arange(24), -5))
+    out = np.zeros((24, 2), np.uint64)
+    cuda.jit(kernel_sources.ranks)[(3, 2), 4](out)
+    assert not sanitizer.last_report().findings
+
+
+def test_a_race_across_no_grid_barrier_is_found(sanitize):
+    @cuda.jit
+    def k(a):
+        g = cuda.cg.this_grid()
+        i = cuda.grid(1)
+        v = a[(i + 1) % a.size]
+        g.sync()
+        a[i] = v
+        v = a[(i + 1) % a.size]    # the race: no grid barrier after the writes
+        a[i] = v
+
+    with pytest.raises(SanitizerError, match="read-after-write|write-after-read"):
+        k[1, 4](np.arange(4, dtype=np.int64))
