@@ -13,10 +13,11 @@ How it works, only while a sanitized launch runs (nothing of this exists otherwi
   of one block, the dynamic shared memory of one block, one local array), the thread, the
   kernel source line (the first frame outside the simulator) and read/write/atomic;
 * racecheck keeps, per element, the accesses of the current *epoch* of the block (the epoch
-  advances when the block passes a barrier, or the grid a grid barrier): two threads of one block, at least one writing,
-  in one epoch (and, for two lanes of one warp, with no warp collective of both in between)
-  are a hazard; two atomics are not.  Blocks run one after another, so as the issue asks only
-  threads of one block are compared, in shared and global memory;
+  advances when the block passes a barrier, or the grid a grid barrier): two threads of one
+  block, at least one writing, in one epoch (and, for two lanes of one warp, with no warp
+  collective of both in between) are a hazard; two atomics are not, nor two writes of the same
+  value.  Blocks run one after another, so only threads of one block are compared, in shared
+  and global memory;
 * memcheck checks each index against the array's shape (a negative index counts from the end
   once, as the GPU target and NumPy both do; below ``-n`` or at ``n`` and above is out of
   bounds), each element's alignment, and that an argument's device memory was not freed
