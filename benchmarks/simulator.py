@@ -1,6 +1,7 @@
 """Simulator speed: this package's simulator against NVIDIA's numba-cuda simulator.
 
     python benchmarks/simulator.py [--repeat 3] [--ours PYTHON] [--ref-venv DIR]
+    python benchmarks/simulator.py --sanitizer [--repeat 3] [--ours PYTHON]
 
 Runs the same kernels under ``NUMBA_ENABLE_CUDASIM=1`` with this package
 (``--ours``, default: the running interpreter) and with NVIDIA's ``numba-cuda``
@@ -8,6 +9,11 @@ installed in a separate venv (``--ref-venv``, default ``benchmarks/.ref-venv``;
 created with ``pip install numba-cuda[cu13]`` when absent, reused otherwise),
 checks every result against numpy, and prints a table of the best time per
 kernel and the ratio ours/reference.  Target: ratio <= 0.5 on every kernel.
+
+``--sanitizer`` instead runs the same kernels in this package's simulator with the
+sanitizer off and with ``NUMBA_CUDASIM_SANITIZE=all`` (which must report nothing on them:
+a finding fails the worker), and prints the cost of sanitizing (on/off), plus the time of
+an empty launch, which the sanitizer's hooks would slow down when off if they cost anything.
 """
 
 import argparse
@@ -150,6 +156,20 @@ WORKER = textwrap.dedent(
     run("sum 8192 (shared tree + atomic.add)", case_sum)
     run("histogram 8192 -> 64 bins (atomic.add)", case_hist)
     run("stencil 8192, radius 3 (shared halo)", case_stencil)
+
+    if "--empty" in sys.argv:
+        @cuda.jit
+        def empty(a):
+            pass
+
+        tiny = np.zeros(1)
+
+        def case_empty():
+            for _ in range(2000):
+                empty[1, 1](tiny)
+            return True
+
+        run("2000 launches of an empty kernel, 1 thread", case_empty)
     '''
 )
 
@@ -167,14 +187,14 @@ def ensure_ref_venv(path):
     return python
 
 
-def run_worker(python, repeat, label):
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+def run_worker(python, repeat, label, extra_env=None, extra_args=()):
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", **(extra_env or {}))
     env.pop("PYTHONPATH", None)
     with tempfile.TemporaryDirectory() as tmp:
         script = Path(tmp) / "sim_bench_worker.py"
         script.write_text(WORKER)
-        proc = subprocess.run([str(python), str(script), str(repeat)], cwd=tmp, env=env,
-                              capture_output=True, text=True)
+        proc = subprocess.run([str(python), str(script), str(repeat), *extra_args], cwd=tmp,
+                              env=env, capture_output=True, text=True)
     if proc.returncode != 0:
         raise SystemExit(f"{label} worker failed:\n{proc.stdout}\n{proc.stderr}")
     results = {}
@@ -196,7 +216,11 @@ def main():
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--ours", default=sys.executable, help="python of a venv with this package")
     parser.add_argument("--ref-venv", default=str(HERE / ".ref-venv"))
+    parser.add_argument("--sanitizer", action="store_true",
+                        help="the cost of NUMBA_CUDASIM_SANITIZE=all instead (no reference)")
     args = parser.parse_args()
+    if args.sanitizer:
+        return sanitizer_cost(args)
 
     ref_python = ensure_ref_venv(Path(args.ref_venv))
     print(f"ours:      {which_numba_cuda(args.ours)}")
@@ -218,6 +242,29 @@ def main():
               f"{ratio:>10.3f}  {status}")
     print()
     print("target: ours/ref <= 0.5 on every kernel; " + ("NOT MET" if failed else "met"))
+    return 1 if failed else 0
+
+
+def sanitizer_cost(args):
+    print(f"ours: {which_numba_cuda(args.ours)}")
+    off_env = {"NUMBA_CUDASIM_SANITIZE": "0"}
+    on_env = {"NUMBA_CUDASIM_SANITIZE": "all", "NUMBA_CUDASIM_SANITIZE_REPORT": "raise"}
+    off = run_worker(args.ours, args.repeat, "sanitizer off", off_env, ["--empty"])
+    on = run_worker(args.ours, args.repeat, "sanitizer on", on_env)
+    width = max(len(c) for c in off) + 2
+    print()
+    print(f"{'kernel':<{width}}{'off (s)':>10}{'on (s)':>10}{'on/off':>10}  results")
+    failed = False
+    for case, row in off.items():
+        other = on.get(case)
+        ok = row["ok"] and (other is None or other["ok"])
+        failed |= not ok
+        on_s = other["seconds"] if other else float("nan")
+        ratio = on_s / row["seconds"] if other else float("nan")
+        print(f"{case:<{width}}{row['seconds']:>10.4f}{on_s:>10.4f}{ratio:>10.1f}  "
+              f"{'ok' if ok else 'MISMATCH'}")
+    print()
+    print("the sanitizer found nothing on these kernels (a finding fails the run)")
     return 1 if failed else 0
 
 

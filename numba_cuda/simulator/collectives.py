@@ -48,6 +48,10 @@ NAMES = {
     MATCH_ALL: "match_all_sync()", ACTIVEMASK: "activemask()", SPIN: "a loop",
 }
 
+#: --- sanitizer hook: the running sanitized launch (:mod:`.sanitizer`), told when a barrier or
+#: warp collective completes; None (always, unless NUMBA_CUDASIM_SANITIZE is set).
+observer = None
+
 #: The request of a plain ``syncthreads()``: one shared object, compared by identity.
 BAR_REQUEST = (BAR,)
 GRID_SYNC_REQUEST = (GRID_SYNC,)
@@ -147,12 +151,16 @@ def request_spin(frame_locals, prefix, line):
 
 
 def request_grid_sync():
+    if observer is not None:  # sanitizer hook: the thread enters a new epoch
+        observer.grid_sync(state.current)
     return GRID_SYNC_REQUEST
 
 
 # ---- results ------------------------------------------------------------------------
 def block_barrier_results(waiting):
     """Results for the threads of one block released together from a barrier."""
+    if observer is not None:  # sanitizer hook
+        observer.barrier(waiting)
     if all(t.request is BAR_REQUEST for t in waiting):
         return
     preds = [bool(t.request[1]) if len(t.request) > 1 else False for t in waiting]
@@ -209,6 +217,8 @@ def warp_group(warp_threads, lead):
 
 def warp_results(group):
     """Set ``sendval`` of every thread of a completed warp collective."""
+    if observer is not None:  # sanitizer hook
+        observer.warp(group)
     req = group[0].request
     op = req[0]
     by_lane = {t.lane: t for t in group}
@@ -362,7 +372,7 @@ def activemask():
 
 
 def grid_sync():
-    return meet(GRID_SYNC_REQUEST)
+    return meet(request_grid_sync())
 
 
 def spin(frame_locals, prefix, line):

@@ -9,6 +9,7 @@ arrays that are also device arrays (:class:`MappedNDArray`), as on the GPU.
 """
 
 import contextlib
+import weakref
 
 import numpy as np
 
@@ -66,6 +67,49 @@ def _interface_of(ary, stream=None):
     }
 
 
+def _root(ary):
+    while isinstance(ary.base, np.ndarray):
+        ary = ary.base
+    return ary
+
+
+#: id(root numpy array) -> weak reference to it, for the device memory freed early
+#: (``gpu_data.free()``); read by the sanitizer's memcheck (:mod:`.sanitizer`).
+_FREED = {}
+
+
+def is_freed(devary):
+    """Whether the memory under the device array ``devary`` was freed with ``gpu_data.free()``."""
+    root = _root(devary._ary)
+    ref = _FREED.get(id(root))
+    return ref is not None and ref() is root
+
+
+class SimDeviceMemory:
+    """``DeviceNDArray.gpu_data``: the device memory under a simulated device array (its root
+    numpy buffer).  ``free()`` ends its life early, as on the GPU; the memory stays readable
+    on the host, and the sanitizer's memcheck (``NUMBA_CUDASIM_SANITIZE=memcheck``) reports a
+    kernel's use of it."""
+
+    __slots__ = ("_root",)
+
+    def __init__(self, ary):
+        self._root = _root(ary)
+
+    @property
+    def device_pointer_value(self):
+        return self._root.__array_interface__["data"][0] if self._root.size else None
+
+    @property
+    def size(self):
+        return self._root.nbytes
+
+    def free(self):
+        root = self._root
+        key = id(root)
+        _FREED[key] = weakref.ref(root, lambda _ref, key=key: _FREED.pop(key, None))
+
+
 class DeviceNDArray:
     """A simulated device array: ``shape``, ``dtype``, copies, slicing, the CUDA Array Interface."""
 
@@ -85,6 +129,10 @@ class DeviceNDArray:
     dtype = property(lambda self: self._ary.dtype)
     nbytes = property(lambda self: self._ary.nbytes)
     flags = property(lambda self: self._ary.flags)
+
+    @property
+    def gpu_data(self):
+        return SimDeviceMemory(self._ary)
 
     @property
     def alloc_size(self):

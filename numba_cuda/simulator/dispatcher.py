@@ -2,6 +2,7 @@
 
 import functools
 import os
+import sys
 import threading
 
 import numpy as np
@@ -10,7 +11,7 @@ from .. import pickling
 from ..args import ArgHint, ParameterBinder
 from ..errors import CudaError, LaunchConfigError, LaunchConfigTypeError, NotAvailableInSimulator  # noqa: F401
 from ..unsupported import argument_error, argument_problem, check_function
-from . import collectives, devicearray, launchconfig, scheduler
+from . import collectives, devicearray, launchconfig, sanitizer, scheduler
 from . import graph_capture as _graphs
 from .threadstate import state
 from .unavailable import not_available  # noqa: F401 - also used from here by older modules
@@ -301,12 +302,16 @@ class SimKernel(_SimFunction):
         if _graphs.CAPTURES and _graphs.record_launch(self, grid, block, stream, sharedmem, args):
             return  # captured into a CUDA graph: runs at each graph launch
         with _LAUNCH_LOCK:
+            checked = sanitizer.begin(self.py_func, grid, block)  # sanitizer hook: None when off
             try:
                 self._launch(grid, block, stream, sharedmem, args)
             except FloatingPointError as exc:  # only debug=True kernels let NumPy raise
                 if isinstance(exc, ZeroDivisionError):
                     raise
                 raise KernelZeroDivisionError(*exc.args) from exc
+            finally:
+                if checked is not None:  # sanitizer hook: the summary (raise, warn or count)
+                    checked.finish(sys.exc_info()[1])
 
     def _launch(self, grid, block, stream, sharedmem, args):
         retr = []
@@ -318,6 +323,8 @@ class SimKernel(_SimFunction):
             if argument_problem(value) is not None:
                 raise argument_error(self.py_func.__qualname__, index, value)
         kargs = tuple(_kernel_arg(a) for a in self._convert_scalars(args))
+        if sanitizer.active is not None:  # sanitizer hook: checking views of the arrays
+            kargs = sanitizer.active.wrap_args(args, kargs)
         mode, variant = self._get_plan()
         fn = variant.fn
         if self._binder.keyword_only:

@@ -24,13 +24,17 @@ import operator
 
 import numpy as np
 
+from .checkedarray import CLASSES as _CHECKED_ARRAYS
+
 #: What NumPy raises when it refuses a store the GPU performs (AttributeError: the
 #: target has no ``dtype`` -- the helper then stores as Python does).
 STORE_ERRORS = (OverflowError, ValueError, AttributeError)
 
 #: The float scalar types (a store of one takes :func:`store`, whatever NumPy would do),
-#: and arrays (a float array into an integer array: NumPy's C cast is not the GPU's).
-FLOAT_TYPES = frozenset({float, np.float16, np.float32, np.float64, np.longdouble, np.ndarray})
+#: and arrays (a float array into an integer array: NumPy's C cast is not the GPU's), the
+#: sanitizer's checking views of arrays included.
+FLOAT_TYPES = frozenset({float, np.float16, np.float32, np.float64, np.longdouble, np.ndarray,
+                         *_CHECKED_ARRAYS})
 
 
 def wrap_int(value, dtype):

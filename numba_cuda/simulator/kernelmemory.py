@@ -16,6 +16,10 @@ from .threadstate import state
 
 _DTYPES = {}
 
+#: --- sanitizer hook: the running sanitized launch (:mod:`.sanitizer`), which hands out
+#: checking views of shared and local arrays; None (always, unless NUMBA_CUDASIM_SANITIZE is set).
+observer = None
+
 
 def as_dtype(dtype):
     """A numpy dtype from a numpy type, dtype, string or Numba type."""
@@ -52,7 +56,11 @@ def shared_array_at(ctx, site, shape, dtype, alignment=None):
     if ctx is None:
         raise RuntimeError("cuda.shared.array() can only be used inside a kernel")
     _no_alignment(alignment, "cuda.shared.array")
-    return ctx.block.shared_array(site, _shape(shape), as_dtype(dtype))
+    shape = _shape(shape)
+    arr = ctx.block.shared_array(site, shape, as_dtype(dtype))
+    if observer is not None:  # sanitizer hook
+        return observer.shared(ctx, site, arr, shape == 0 or shape == (0,))
+    return arr
 
 
 def shared_array(shape, dtype, alignment=None):
@@ -64,7 +72,10 @@ def shared_array(shape, dtype, alignment=None):
 def local_array(shape, dtype, alignment=None):
     """A fresh zero-filled per-thread array."""
     _no_alignment(alignment, "cuda.local.array")
-    return np.zeros(_shape(shape), dtype=as_dtype(dtype))
+    arr = np.zeros(_shape(shape), dtype=as_dtype(dtype))
+    if observer is not None:  # sanitizer hook
+        return observer.local(arr)
+    return arr
 
 
 _CONST = {}
