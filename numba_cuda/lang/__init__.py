@@ -28,6 +28,7 @@ FAMILY_MODULES = (
     "numba_cuda.lang.cache_hints",
     "numba_cuda.lang.extension_registries",
     "numba_cuda.lang.cmath_inverse",
+    "numba_cuda.lang.literal_unroll",
     "numba_cuda.lang.numpy_ufuncs",
     "numba_cuda.lang.numpy_reductions",
 )

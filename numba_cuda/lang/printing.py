@@ -10,10 +10,11 @@ string constant                 its text (inlined into the format; ``%`` escaped
 signed / unsigned integer       ``%lld`` / ``%llu`` (widened to 64 bits)
 boolean                         ``True`` / ``False``
 float32 / float64               ``%f`` (float32 widened to double, as C varargs do)
+tuple (nested too)              ``(a, b)``, ``(a,)``: its items as above
 ==============================  ====================================================
 
 Items are separated by spaces and the line ends with ``\\n``, as Python's ``print``.  Any other
-type (arrays, complex, tuples, string variables ...) is an error naming the type and the line.
+type (arrays, complex, string variables ...) is an error naming the type and the line.
 Output appears on the host when the device synchronises (a bounded buffer: lines may be
 dropped if a kernel prints more than the runtime's printf FIFO holds).
 """
@@ -55,12 +56,19 @@ def vprintf(builder):
     return cgutils.get_or_insert_function(builder.module, fnty, "vprintf")
 
 
-def format_items(context, builder, argtypes, args):
+def format_items(context, builder, argtypes, args, in_tuple=False):
     """(format pieces, LLVM values to pass) for the print arguments; raises TypingError."""
     pieces, values = [], []
     for ty, value in zip(argtypes, args):
-        if isinstance(ty, types.StringLiteral):
-            pieces.append(ty.literal_value.replace("%", "%%"))
+        if isinstance(ty, types.BaseTuple):
+            # as Python prints it: (a, b), (a,), (); nested tuples likewise
+            items = [builder.extract_value(value, i) for i in range(len(ty))]
+            inner, inner_values = format_items(context, builder, ty.types, items, in_tuple=True)
+            pieces.append("(" + ", ".join(inner) + ("," if len(inner) == 1 else "") + ")")
+            values.extend(inner_values)
+        elif isinstance(ty, types.StringLiteral):
+            text = ty.literal_value.replace("%", "%%")
+            pieces.append(repr(text) if in_tuple else text)  # Python quotes strings in tuples
         elif isinstance(ty, types.Boolean):
             pieces.append("%s")
             module = builder.module
@@ -77,7 +85,7 @@ def format_items(context, builder, argtypes, args):
         else:
             raise errors.TypingError(
                 f"print() in a CUDA kernel cannot print a value of type {ty}; it prints string "
-                f"constants, integers, booleans and floats (print the elements or parts instead)"
+                f"constants, integers, booleans, floats and tuples of these (print the elements or parts instead)"
             )
     return pieces, values
 

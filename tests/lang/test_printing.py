@@ -36,6 +36,17 @@ def test_print_formats_at_compile_time(ptx_for):
         assert ".extern .func  (.param .b32 func_retval0) vprintf" in ptx, cc
 
 
+def print_tuples(a):
+    i = cuda.threadIdx.x
+    print((1, 2.5), ((i, a[0]), i > 0), (i,), ())
+
+
+def test_tuples_print_as_python_prints_them(ptx_for):
+    for cc, ptx in ptx_for(print_tuples, (float32[:],)).items():
+        strings = const_strings(ptx)
+        assert "(%lld, %f) ((%lld, %f), %s) (%lld,) ()\n" in strings, (cc, strings)
+
+
 def print_complex(z):
     print("z", z[0])  # MARK-PRINT
 
