@@ -7,16 +7,21 @@ that ``streams`` needs neither devices nor contexts.
 
 from numba_cuda.runtime import cudriver
 from numba_cuda.runtime.devices import current_context
-from numba_cuda.runtime.streams import PER_THREAD_DEFAULT, Stream, per_thread_default_is_default
+from numba_cuda.runtime.streams import (PER_THREAD_DEFAULT, Stream, per_thread_default_is_default,
+                                        protocol_stream_handle)
 
 
 def as_stream(stream):
-    """A Stream object for a Stream, 0/None (the default stream) or an int handle."""
+    """A Stream object for a Stream, 0/None (the default stream), an object with
+    ``__cuda_stream__`` (cuda.core's ``Stream``, ``GraphBuilder`` ...) or an int handle."""
     if isinstance(stream, Stream):
         return stream
-    if stream is None or stream == 0:
+    handle = protocol_stream_handle(stream)
+    if handle is None:
+        handle = 0 if stream is None or stream == 0 else int(stream)
+    if handle == 0:
         return current_default_stream()
-    return external_stream(int(stream), context=current_context())
+    return external_stream(handle, context=current_context())
 
 
 def current_default_stream():

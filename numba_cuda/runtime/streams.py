@@ -60,6 +60,10 @@ class Stream:
     def __int__(self):
         return self.handle_value
 
+    def __cuda_stream__(self):
+        """The CUDA stream protocol (cuda.core): ``(version, handle)``."""
+        return (0, self.handle_value)
+
     @property
     def is_default(self):
         return self.handle_value in (0, LEGACY_DEFAULT, PER_THREAD_DEFAULT)
@@ -113,14 +117,35 @@ class Stream:
         return hash(("cuda-stream", self.handle_value))
 
 
+def protocol_stream_handle(stream):
+    """The handle of an object speaking the CUDA stream protocol (``__cuda_stream__()`` gives
+    ``(version, handle)``: cuda.core's ``Stream``, CuPy's and PyTorch's newer streams ...),
+    else None.  A version this package does not know is a TypeError naming it."""
+    method = getattr(type(stream), "__cuda_stream__", None)
+    if method is None:
+        return None
+    try:
+        version, handle = method(stream)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{type(stream).__name__}.__cuda_stream__() must return (version, handle): {exc}") from None
+    if version != 0:
+        raise TypeError(f"{type(stream).__name__}.__cuda_stream__() speaks version {version} of the "
+                        f"CUDA stream protocol; this numba-cuda knows version 0")
+    return int(handle)
+
+
 def stream_handle(stream):
     """The ``CUstream`` for a Stream, 0/None (the default stream: per-thread with
-    ``NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM=1``), or an int handle."""
-    if stream is None or stream == 0:
-        return cudriver.driver().CUstream(PER_THREAD_DEFAULT if per_thread_default_is_default() else 0)
+    ``NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM=1``), an object with ``__cuda_stream__``, or an
+    int handle."""
     if isinstance(stream, Stream):
         return stream.handle
-    return cudriver.driver().CUstream(int(stream))
+    handle = protocol_stream_handle(stream)
+    if handle is None:
+        handle = 0 if stream is None or stream == 0 else int(stream)
+    if handle == 0:
+        return cudriver.driver().CUstream(PER_THREAD_DEFAULT if per_thread_default_is_default() else 0)
+    return cudriver.driver().CUstream(handle)
 
 
 class Event:

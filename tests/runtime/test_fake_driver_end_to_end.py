@@ -232,6 +232,43 @@ def test_launch_on_a_stream(fake):
     assert fake.launches[-1]["stream"] == 0
 
 
+class ProtocolStream:
+    """A stream of another library, seen only through the CUDA stream protocol (as
+    cuda.core's ``Stream`` and ``GraphBuilder`` are)."""
+
+    def __init__(self, handle, version=0):
+        self.value, self.version = handle, version
+
+    def __cuda_stream__(self):
+        return (self.version, self.value)
+
+
+def test_cuda_stream_protocol_objects_are_streams(fake):
+    from numba import cuda
+
+    from numba_cuda.runtime.current_streams import as_stream
+
+    @cuda.jit
+    def k(a):
+        a[0] = 1
+
+    s = cuda.stream()
+    other = ProtocolStream(int(s))
+    assert s.__cuda_stream__() == (0, int(s))
+    d = cuda.to_device(np.zeros(2), stream=other)
+    k[1, 1, other](d)
+    assert fake.launches[-1]["stream"] == int(s)
+    out = d.copy_to_host(stream=other)
+    ev = cuda.event()
+    ev.record(other)
+    ev.wait(other)
+    assert int([e for e in fake.log if e[0] == "cuMemcpyDtoHAsync"][-1][4]) == int(s)
+    assert int([e for e in fake.log if e[0] == "cuEventRecord"][-1][2]) == int(s)
+    assert as_stream(ProtocolStream(0)) is as_stream(0)  # handle 0: the default stream
+    with pytest.raises(TypeError, match="version 1 of the CUDA stream protocol"):
+        k[1, 1, ProtocolStream(int(s), version=1)](d)
+
+
 def test_cooperative_launch(fake):
     from numba import cuda
     from numba_cuda.errors import LaunchConfigError

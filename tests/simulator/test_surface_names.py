@@ -144,3 +144,20 @@ def test_ipc_needs_a_gpu():
         cuda.IpcHandle(None, b"\0" * 64, 8).open(cuda.current_context())
     with pytest.raises(cuda.NotAvailableInSimulator):
         cuda.HostOnlyCUDAMemoryManager.memhostalloc(None, 8)
+
+
+def test_cuda_stream_protocol_objects_are_streams():
+    class ProtocolStream:  # cuda.core's Stream as the simulator sees it
+        def __cuda_stream__(self):
+            return (0, 1234)
+
+    @cuda.jit
+    def k(a):
+        a[0] = 1
+
+    a = np.zeros(1)
+    k[1, 1, ProtocolStream()](a)
+    d = cuda.to_device(a, stream=ProtocolStream())
+    assert d.copy_to_host(stream=ProtocolStream())[0] == 1
+    cuda.event().record(ProtocolStream())
+    assert cuda.stream().__cuda_stream__()[0] == 0
