@@ -24,7 +24,7 @@ from numba.core.compiler_lock import global_compiler_lock
 from numba.core.dispatcher import Dispatcher
 from numba.core.typing.typeof import Purpose, typeof
 
-from .. import pickling
+from .. import launchconfig, pickling
 from ..args import ParameterBinder
 from ..compiler.pipeline import CompileOptions, CUDACompiler, compile_cuda
 from ..compiler.target import NUMBA_INTERNAL_OPTIONS, cuda_target
@@ -65,7 +65,13 @@ def warn_if_low_occupancy(griddim):
 
 
 class LaunchConfiguration:
-    """``kernel[griddim, blockdim, stream, sharedmem]``: call it with the kernel's arguments."""
+    """``kernel[griddim, blockdim, stream, sharedmem]``: call it with the kernel's arguments.
+
+    ``pre_launch_callbacks``: ``callback(kernel, launch_config)`` functions run on the host just
+    before each launch through this configuration (they must not call CUDA).  While a launch
+    compiles the kernel, this object is :func:`numba_cuda.launchconfig.current_launch_config`,
+    with the launch's arguments in ``args``.
+    """
 
     def __init__(self, dispatcher, griddim, blockdim, stream=0, sharedmem=0):
         self.dispatcher = dispatcher
@@ -75,13 +81,28 @@ class LaunchConfiguration:
         if not isinstance(sharedmem, int) or sharedmem < 0:
             raise LaunchConfigError(f"dynamic shared memory must be a non-negative int of bytes, got {sharedmem!r}")
         self.sharedmem = sharedmem
+        self.pre_launch_callbacks = []
+        self.args = None
+        self._kernel_launch_config_sensitive = False
+        self._typed = None
         warn_if_low_occupancy(self.griddim)
+
+    def __reduce__(self):
+        if self.pre_launch_callbacks:
+            import pickle
+
+            raise pickle.PicklingError("Cannot pickle configured launches with pre-launch callbacks")
+        return (_rebuild_launch_configuration,
+                (self.dispatcher, self.griddim, self.blockdim, self.stream, self.sharedmem))
+
+    def _is_kernel_launch_config_sensitive(self):
+        return bool(self._kernel_launch_config_sensitive)
 
     def __call__(self, *args, **kwargs):
         # The prepared path of CUDADispatcher.launch, inlined: the Python frame it saves pays
         # for taking keywords at all, so a launch without them costs what it did before.
         dispatcher = self.dispatcher
-        if not kwargs and not dispatcher.extensions:
+        if not kwargs and not dispatcher.extensions and not self.pre_launch_callbacks:
             key = _fast_type_key(args)
             if key is not None:
                 plans = dispatcher._launch_plans.get(_current_context())
@@ -91,11 +112,20 @@ class LaunchConfiguration:
                         return plan[0].launch(self.griddim, self.blockdim, self.stream,
                                               self.sharedmem, args)
         return dispatcher.launch(args, self.griddim, self.blockdim, self.stream, self.sharedmem,
-                                 kwargs)
+                                 kwargs, config=self)
 
     def __repr__(self):
         return (f"<launch of {self.dispatcher.py_func.__qualname__} grid={self.griddim} "
                 f"block={self.blockdim} stream={self.stream} shared={self.sharedmem}>")
+
+
+def _launch_config_key(config):
+    """What a launch-config sensitive kernel is compiled for: grid, block, dynamic shared memory."""
+    return (config.griddim, config.blockdim, config.sharedmem)
+
+
+def _rebuild_launch_configuration(dispatcher, griddim, blockdim, stream, sharedmem):
+    return LaunchConfiguration(dispatcher, griddim, blockdim, stream, sharedmem)
 
 
 class ForAll:
@@ -233,6 +263,10 @@ class CUDADispatcher(Dispatcher):
             self._kernel_cache = NO_DISK_CACHE
         #: context -> {ids of the argument types: (loaded kernel, argument types)}
         self._launch_plans = {}
+        #: launch-config sensitive kernels (numba_cuda.launchconfig): compiled per
+        #: (argument types, (griddim, blockdim, sharedmem))
+        self._launch_config_sensitive = False
+        self._launch_config_kernels = {}
         #: keyword arguments and defaults of a launch -> the positional tuple (see launch)
         self._binder = ParameterBinder(py_func)
         self._arity = self._binder.arity
@@ -305,6 +339,21 @@ class CUDADispatcher(Dispatcher):
         if cached is not None:
             self.overloads[tuple(args)] = cached
             return cached
+        config = launchconfig.current_launch_config()
+        if config is not None and config.dispatcher is not self:
+            config = None  # another kernel's launch: this compile is not launch-triggered
+        kernel = self._compile_new(args, return_type, config)
+        if self.device:
+            return kernel
+        self.overloads[tuple(args)] = kernel
+        if not kernel.launch_config_sensitive:
+            self._kernel_cache.save_kernel(args, kernel)
+        return kernel
+
+    def _compile_new(self, args, return_type, config):
+        """Compile for ``args`` (no look-up); a kernel compiled while ``config``'s launch marked
+        it launch-config sensitive says so (``launch_config_sensitive``) and makes this
+        dispatcher compile per launch configuration from then on."""
         # ``is_compiling`` (the counter) makes Numba's type inference type a call back into this
         # function as a ``RecursiveCall`` (self and mutual recursion, as on Numba's targets).
         with self._compiling_counter:
@@ -317,8 +366,12 @@ class CUDADispatcher(Dispatcher):
         if return_type is not None and return_type not in (types.none, types.void):
             raise TypeError(f"a CUDA kernel must have void return type, the signature says {return_type}")
         kernel = LaunchableKernel(cres, self.options)
-        self.overloads[tuple(args)] = kernel
-        self._kernel_cache.save_kernel(args, kernel)
+        if config is not None and config._kernel_launch_config_sensitive:
+            kernel.launch_config_sensitive = True
+            if not self._launch_config_sensitive:
+                self._launch_config_sensitive = True
+                self._launch_plans.clear()
+            self._launch_config_kernels[(tuple(args), _launch_config_key(config))] = kernel
         return kernel
 
     def add_overload(self, cres):
@@ -404,6 +457,56 @@ class CUDADispatcher(Dispatcher):
             f"{argtypes}; compiled signatures: {self.signatures}"
         )
 
+    # ---- the launch configuration during launch-triggered compiles (numba_cuda.launchconfig) --
+    def _kernel_for_launch(self, argtypes, prepared, config):
+        """The kernel a launch with ``config`` runs: a kernel compiled for its argument types,
+        else compiled now through ``_compile_for_args`` with ``config`` current; a kernel
+        marked launch-config sensitive is compiled for each (grid, block, shared memory)."""
+        config._typed = (tuple(map(id, prepared)), argtypes)  # spares _compile_for_args a typeof
+        if self._launch_config_sensitive:
+            key = (argtypes, _launch_config_key(config))
+            kernel = self._launch_config_kernels.get(key)
+            if kernel is None:
+                with launchconfig.compiling_for(config):
+                    kernel = self._compile_for_args(*prepared)
+                self._launch_config_kernels[key] = kernel
+            return kernel
+        kernel = self.overloads.get(argtypes)
+        if kernel is not None:
+            return kernel
+        if not self._can_compile:
+            return self.kernel_for(argtypes)
+        with launchconfig.compiling_for(config):
+            return self._compile_for_args(*prepared)
+
+    def _compile_for_args(self, *args, **kws):
+        """Compile (or find) the kernel for the types of ``args``: what a launch calls when the
+        kernel is not compiled for its arguments (NVIDIA's and Numba's dispatchers have it)."""
+        config = launchconfig.current_launch_config()
+        typed = getattr(config, "_typed", None) if config is not None and config.dispatcher is self else None
+        if not kws and typed is not None and typed[0] == tuple(map(id, args)):
+            argtypes = typed[1]  # the launch's own bound and typed values
+        else:
+            args = self.bind_arguments(args, kws)
+            argtypes = tuple(self.typeof_argument(value, index)[1] for index, value in enumerate(args))
+        for record in self.__dict__.get("_compile_config_captures", ()):
+            record["config"] = config
+        if self._launch_config_sensitive and config is not None:
+            return self._compile_new(argtypes, None, config)
+        return self.kernel_for(argtypes)
+
+    def mark_launch_config_sensitive(self):
+        """Say that the compilation in progress generates code from the launch configuration:
+        the kernel is then compiled again for each launch configuration it is launched with,
+        and kept out of the disk cache.  Call it while a launch of this dispatcher compiles
+        (from typing or lowering code); ``RuntimeError`` otherwise."""
+        config = launchconfig.ensure_current_launch_config()
+        if config.dispatcher is not self:
+            raise RuntimeError(
+                "mark_launch_config_sensitive() must be called on the active launch "
+                "configuration's dispatcher")
+        config._kernel_launch_config_sensitive = True
+
     def bind_arguments(self, args, kwargs=None):
         """The positional tuple, in parameter order with the defaults filled in, of a launch
         with ``args`` and ``kwargs``; Python's own ``TypeError`` when they do not fit the
@@ -412,13 +515,15 @@ class CUDADispatcher(Dispatcher):
             return tuple(args)
         return self._binder(args, kwargs or {})
 
-    def launch(self, args, griddim, blockdim, stream=0, sharedmem=0, kwargs=None):
-        plannable = True
+    def launch(self, args, griddim, blockdim, stream=0, sharedmem=0, kwargs=None, config=None):
+        plannable = config is None or not config.pre_launch_callbacks
         if kwargs:  # keywords: bound first, so all below sees the positional tuple
             args = self._binder(args, kwargs)
             # with keyword-only parameters or *args, that tuple may not bind as a positional
             # launch would: it neither uses nor makes a prepared plan
-            plannable = self._arity >= 0
+            plannable = plannable and self._arity >= 0
+        if self._launch_config_sensitive:  # compiled per launch configuration: no plans
+            plannable = False
         if self.extensions:
             args = args if kwargs else self.bind_arguments(args)
             return self._launch_with_extensions(args, griddim, blockdim, stream, sharedmem)
@@ -444,14 +549,19 @@ class CUDADispatcher(Dispatcher):
             value, ty = self.typeof_argument(value, index)
             prepared.append(value)
             argtypes.append(ty)
-        kernel = self.kernel_for(argtypes)
+        if config is None:
+            config = LaunchConfiguration(self, griddim, blockdim, stream, sharedmem)
+        config.args = tuple(args)
+        kernel = self._kernel_for_launch(tuple(argtypes), prepared, config)
+        for callback in config.pre_launch_callbacks:
+            callback(kernel, config)
         from ..runtime.launch import load_kernel
 
         context = _current_context()
 
         image = kernel.image(tuple(context.device.compute_capability))
         loaded = load_kernel(image, context)
-        if key is not None:
+        if key is not None and not self._launch_config_sensitive:  # (it may be marked now)
             # the types stay referenced by the plan, so their ids in the key stay theirs (the
             # arguments as given are the first of the bound ones)
             runner = loaded if args is given else _BindingLaunch(loaded, self._binder)

@@ -28,3 +28,6 @@ class CooperativeGridQuery:
 
 class LaunchableKernel(CooperativeGridQuery, CompiledKernel):
     """A ``CompiledKernel`` made by the dispatcher (see the module docstring)."""
+
+    #: compiled for one launch configuration (numba_cuda.launchconfig): set by the dispatcher
+    launch_config_sensitive = False

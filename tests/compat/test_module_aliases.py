@@ -108,6 +108,8 @@ CHECKS = {
                        "('<lambda>') == '_3clambda_3e' and "
                        "__import__('numba.cuda.itanium_mangler', fromlist=['x']).mangle_identifier "
                        "is numba.core.itanium_mangler.mangle_identifier",
+    "launchconfig": "__import__('numba.cuda.launchconfig', fromlist=['x']) is cuda.launchconfig"
+                    " and cuda.launchconfig.current_launch_config() is None",
     "cudadrv submodules as attributes": "cuda.cudadrv.nvrtc is "
                                         "__import__('numba_cuda.linking.nvrtc', fromlist=['x'])",
 }
