@@ -12,8 +12,13 @@ it (``sin``, ``cos``, ``tan``, ``exp``, ``log``, ``log2``, ``log10``, ``pow`` ->
 ``a ** b`` on complex numbers follows CPython's algorithm in libdevice (Numba's own lowering
 calls ``numba_cpow``, a CPU helper the GPU lacks): see :func:`_lower_complex_pow`.
 
-Typing follows Numba's CPU conventions: ``math.floor/ceil/trunc`` of a float return an int64,
-``math.isnan/isinf/isfinite`` a boolean, ``math.frexp`` a ``(mantissa, intc)`` tuple.
+Typing follows Numba's CUDA targets (Numba's built-in ``numba.cuda`` and NVIDIA's), not its CPU
+target: ``math.floor/ceil/trunc`` return the float type (``float32`` for ``float32``, ``float16``
+for ``float16``, ``float64`` for ``float64`` and for any integer), as CUDA's ``floorf``/``floor``
+do, so ``math.floor(x)`` of a NaN is a NaN; ``math.pow(x, n)`` with an ``int32`` (or narrower)
+exponent keeps ``float32`` as ``float32`` (libdevice ``powif``/``powi``), a wider integer exponent
+goes through ``float64``.  ``math.isnan/isinf/isfinite`` give a boolean, ``math.frexp`` a
+``(mantissa, intc)`` tuple.
 """
 
 import cmath
@@ -32,7 +37,8 @@ typing_registry = TypingRegistry()
 lowering_registry = LoweringRegistry("numba_cuda.lang.mathfuncs")
 lower = lowering_registry.lower
 
-f32, f64, i64, u64 = types.float32, types.float64, types.int64, types.uint64
+f16, f32, f64, i32, i64, u64 = (types.float16, types.float32, types.float64, types.int32,
+                                types.int64, types.uint64)
 FLOATS = (f32, f64)
 
 #: math function -> libdevice base name (float64 name; the float32 name adds "f").
@@ -58,6 +64,11 @@ BINARY = {
 }
 
 ROUNDING = {math.floor: "floor", math.ceil: "ceil", math.trunc: "trunc"}
+
+#: Functions that take and return float16 in the CUDA targets (computed in float32 here, then
+#: rounded to float16), besides ``ROUNDING``.
+HALF_UNARY = (math.sin, math.cos, math.sqrt, math.log, math.log2, math.log10, math.exp,
+              math.fabs)
 
 #: float32 functions replaced by their fast approximate variant under fastmath.
 FAST_FLOAT32 = {
@@ -134,24 +145,26 @@ def _concrete(func, cases):
 
 _UNARY_CASES = [signature(f64, i64), signature(f64, u64), signature(f32, f32), signature(f64, f64)]
 for _func in UNARY:
-    _concrete(_func, _UNARY_CASES)
+    _concrete(_func, _UNARY_CASES + ([signature(f16, f16)] if _func in HALF_UNARY else []))
 for _func in (math.degrees, math.radians):
     _concrete(_func, _UNARY_CASES)
 
 _BINARY_CASES = [signature(f32, f32, f32), signature(f64, f64, f64)]
 _BINARY_INT_CASES = [signature(f64, i64, i64), signature(f64, u64, u64)]
+_POW_INT_CASES = [signature(f32, f32, i32), signature(f64, f64, i32)]
 for _func in BINARY:
     cases = list(_BINARY_CASES)
     if _func in (math.atan2, math.hypot):
-        cases += _BINARY_INT_CASES
+        cases = _BINARY_INT_CASES + cases  # this order picks float64 for (bool, bool), as CUDA's
     if _func is math.pow:
-        cases += [signature(f64, f64, i64), signature(f64, f64, u64)]
+        # as the CUDA targets: an int32 exponent keeps the base's precision (powif / powi)
+        cases += _POW_INT_CASES
     _concrete(_func, cases)
 
-_ROUNDING_CASES = [
-    signature(types.intp, types.intp), signature(i64, i64), signature(u64, u64),
-    signature(i64, f32), signature(i64, f64),
-]
+# As the CUDA targets type them (not Numba's CPU target, which returns an int64): the float
+# type, float64 for an integer.
+_ROUNDING_CASES = [signature(f64, i64), signature(f64, u64), signature(f32, f32),
+                   signature(f64, f64), signature(f16, f16)]
 for _func in ROUNDING:
     _concrete(_func, _ROUNDING_CASES)
 
@@ -161,7 +174,7 @@ for _func in (math.isnan, math.isinf, math.isfinite):
 
 _concrete(math.ldexp, [signature(f32, f32, types.intc), signature(f64, f64, types.intc)])
 _concrete(math.frexp, [signature(types.Tuple((t, types.intc)), t) for t in FLOATS])
-_concrete(math.modf, [signature(types.UniTuple(t, 2), t) for t in FLOATS])
+_concrete(math.modf, [signature(types.UniTuple(t, 2), t) for t in (f64, f32)])  # CUDA's order
 
 # cmath functions that Numba's cmathdecl does not type.
 _COMPLEX = (types.complex64, types.complex128)
@@ -192,6 +205,18 @@ for _func, _base in UNARY.items():
         lower(_func, _argty)(_lower_unary(_base))
 
 
+def _lower_half_unary(base):
+    def impl(context, builder, sig, args):
+        wide = builder.fpext(args[0], ir.FloatType())
+        return builder.fptrunc(call_math(context, builder, base, f32, [wide]), ir.HalfType())
+
+    return impl
+
+
+for _func in HALF_UNARY:
+    lower(_func, f16)(_lower_half_unary(UNARY[_func]))
+
+
 def _lower_angle(factor):
     def impl(context, builder, sig, args):
         (argty,) = sig.args
@@ -217,8 +242,15 @@ def _lower_binary(base):
 
 
 for _func, _base in BINARY.items():
-    for _sig in (_BINARY_CASES + _BINARY_INT_CASES + [signature(f64, f64, i64), signature(f64, f64, u64)]):
+    for _sig in _BINARY_CASES + _BINARY_INT_CASES:
         lower(_func, *_sig.args)(_lower_binary(_base))
+
+
+@lower(math.pow, f32, i32)
+@lower(math.pow, f64, i32)
+def _lower_pow_int32(context, builder, sig, args):
+    name = "powif" if _is_f32(sig.args[0]) else "powi"
+    return libdevice.call(builder, name, list(args))
 
 
 def _lower_rounding(base):
@@ -226,15 +258,18 @@ def _lower_rounding(base):
         (argty,) = sig.args
         (value,) = args
         if isinstance(argty, types.Integer):
+            # an integer is its own floor: only the conversion to float64
             return context.cast(builder, value, argty, sig.return_type)
-        rounded = call_math(context, builder, base, argty, [value])
-        return builder.fptosi(rounded, context.get_value_type(sig.return_type))
+        if argty == f16:
+            # exact in float32: float16 -> float32 -> round -> float16 loses nothing
+            return _lower_half_unary(base)(context, builder, sig, args)
+        return call_math(context, builder, base, argty, [value])
 
     return impl
 
 
 for _func, _base in ROUNDING.items():
-    for _argty in (types.intp, i64, u64, f32, f64):
+    for _argty in (i64, u64, f32, f64, f16):
         lower(_func, _argty)(_lower_rounding(_base))
 
 
