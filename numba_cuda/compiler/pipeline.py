@@ -21,6 +21,7 @@ from numba.core.untyped_passes import InlineClosureLikes
 from . import collection_pause
 from .containers import RejectAllocatingContainers
 from .strings import RejectStringBuilding
+from .try_blocks import RejectTryBlocks
 from .device_errors import CUDALower
 from .pass_manager import (
     CUDAPassManager, InlineClosureLikesWhenNeeded, NopythonRewritesWhenNeeded,
@@ -243,6 +244,7 @@ class CUDACompiler(CompilerBase):
         pm.passes.extend(_when_needed(untyped.passes))
         pm.add_pass(RejectAllocatingContainers, "refuse list/dict/set literals")
         pm.add_pass(RejectStringBuilding, "refuse building strings (str(), f-strings ...)")
+        pm.add_pass(RejectTryBlocks, "refuse try/except")
         typed = DefaultPassBuilder.define_typed_pipeline(self.state)
         pm.passes.extend(_when_needed(typed.passes))
         pm.add_pass(IRLegalization, "ensure IR is legal prior to lowering")
