@@ -18,7 +18,7 @@ from numba.core.typed_passes import (
 )
 from numba.core.untyped_passes import InlineClosureLikes
 
-from . import collection_pause
+from . import collection_pause, source_files
 from .containers import RejectAllocatingContainers
 from .strings import RejectStringBuilding
 from .try_blocks import RejectTryBlocks
@@ -302,7 +302,7 @@ def compile_cuda(pyfunc, return_type, args, options, locals=None):
         targetctx = cuda_target.target_context
         flags = make_flags(options)
         try:
-            with target_override(TARGET_NAME):
+            with target_override(TARGET_NAME), source_files.tolerating_a_missing_cwd():
                 cres = compile_extra(
                     typingctx=typingctx, targetctx=targetctx, func=pyfunc, args=args,
                     return_type=return_type, flags=flags, locals=locals or {},
