@@ -179,6 +179,21 @@ def test_float32_pow_int32_stays_float32(ptx_one):
     assert ".f64" in ptx
 
 
+def test_floor_result_is_no_index():
+    # As in the CUDA targets, a float is no array index: int(math.floor(x)) is.
+    from numba.core.errors import TypingError
+
+    def k(out, x):
+        out[math.floor(x[0])] = 1
+
+    def k_int(out, x):
+        out[int(math.floor(x[0]))] = 1
+
+    with pytest.raises(TypingError):
+        cuda.compile_ptx(k, (float32[:], float32[:]), cc=(7, 5))
+    cuda.compile_ptx(k_int, (float32[:], float32[:]), cc=(7, 5))
+
+
 def test_floor_result_takes_float_arithmetic():
     # With an int64 result, ``math.floor(x) * x`` was a float64 (int64 * float32); now float32.
     def k(x):
