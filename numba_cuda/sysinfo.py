@@ -192,8 +192,16 @@ def _toolkit(report, load):
                 problems[name] = ("found, but could not be used: "
                                   + _one_line(exc).split(": ", 1)[-1])
     report["toolkit"] = tk.to_dict()
+    if problems:
+        from numba_cuda.toolkit.discovery import reinstall_command
+
     for name, problem in problems.items():
-        report["toolkit"]["components"][name]["error"] = problem
+        entry = report["toolkit"]["components"][name]
+        entry["error"] = problem
+        try:
+            entry["fix"] = reinstall_command(tk.components[name])
+        except Exception as exc:  # noqa: BLE001 - the report never fails
+            entry["fix"] = f"reinstall the package that provides {entry['path']} ({_one_line(exc)})"
     report["toolkit_explanation"] = tk.explain()
 
 
@@ -287,8 +295,16 @@ def render(report):
     w2 = max(len(r[2]) for r in table)
     for r in table:
         lines.append(f"  {r[0]:<{w0}}  {r[1]:<{w1}}  {r[2]:<{w2}}  {r[3]}")
-    if any(c.get("error") for c in comps.values()) and tk.get("fix"):
-        lines.append(f"  fix: {tk['fix']}")
+    # one line per distinct command, naming what it installs (an optional component's own
+    # package is in no extra; a damaged file's is reinstalled)
+    fixes = {}
+    for name, c in comps.items():
+        if c.get("error"):
+            fixes.setdefault(c.get("fix") or tk.get("fix"), []).append(name)
+    fixes.pop(None, None)
+    for fix, names in fixes.items():
+        lines.append(f"  fix ({', '.join(names)}): {fix}")
+    if fixes:
         lines.append("  (`numba-cuda sysinfo --explain` lists every place searched)")
 
     drv = report.get("driver") or {}

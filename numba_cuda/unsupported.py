@@ -30,13 +30,14 @@ def function_problem(func):
     return None
 
 
-def check_function(func):
-    """Raise TypeError when ``func`` cannot be a CUDA kernel or device function."""
+def check_function(func, api="@cuda.jit"):
+    """Raise TypeError when ``func`` cannot be a CUDA kernel or device function (``api``: what
+    the message says was asked to compile it)."""
     problem = function_problem(func)
     if problem is not None:
         name = getattr(func, "__qualname__", repr(func))
         raise TypeError(
-            f"@cuda.jit cannot compile {name}: it is {problem}. CUDA kernels and device "
+            f"{api} cannot compile {name}: it is {problem}. CUDA kernels and device "
             "functions are plain functions that run to the end; write results into an array "
             "argument instead of yielding or awaiting them."
         )

@@ -10,6 +10,7 @@ PTX is made the same way with or without a GPU.  ``NUMBA_FORCE_CUDA_CC`` overrid
 
 from numba.core import sigutils, types
 
+from ..unsupported import check_function
 from . import capability, nvvm
 from .pipeline import CompileOptions, compile_cuda
 from .target import cuda_target
@@ -71,6 +72,8 @@ def compile_to_library(pyfunc, sig, options, device=True, abi="numba", abi_info=
     args, return_type = sigutils.normalize_signature(sig)
     if getattr(pyfunc, "targetdescr", None) is cuda_target:  # a CUDADispatcher
         pyfunc = pyfunc.py_func
+    # generators and async def: the error cuda.jit gives (Numba would compile a generator)
+    check_function(pyfunc, api="cuda.compile")
     cres = compile_cuda(pyfunc, return_type, args, options)
     resty = cres.signature.return_type
     targetctx = cuda_target.target_context
@@ -98,6 +101,7 @@ def compile_to_library(pyfunc, sig, options, device=True, abi="numba", abi_info=
 def compile_ptx(pyfunc, sig, device=False, cc=None, fastmath=False, opt=True, lineinfo=False,
                 abi="numba", abi_info=None, debug=None):
     """Compile to PTX; returns ``(ptx, return_type)``.  Kernels by default (``device=False``)."""
+    check_function(getattr(pyfunc, "py_func", pyfunc), api="cuda.compile_ptx")
     return compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath,
                    cc=cc, opt=opt, abi=abi, abi_info=abi_info, output="ptx")
 
@@ -110,6 +114,61 @@ def declare_device(name, sig, link=None):
     args, return_type = sigutils.normalize_signature(sig)
     if return_type is None:
         raise TypeError(f"declare_device({name!r}, ...) needs a return type in the signature")
+    for what, ty in [("the return type", return_type)] + [
+            (f"argument {i}", argty) for i, argty in enumerate(args, start=1)]:
+        found = _host_only_type(ty)
+        if found is not None:
+            inner, problem = found
+            where = f"{what} is {ty}" if inner is ty else f"{what} ({ty}) holds {inner}"
+            raise TypeError(
+                f"declare_device({name!r}, {str(sig)!r}): {where}, {problem}, which CUDA "
+                "device code cannot pass; declared device functions take and return numbers, "
+                "booleans, arrays, pointers (voidptr, CPointer(...)), records, vector types and "
+                "tuples of them")
     if isinstance(link, str):
         link = [link]
     return ExternalDeviceFunction(name, return_type, tuple(args), list(link or ()))
+
+
+#: Types that exist only on the host: Python objects, and what Numba allocates through its
+#: runtime (strings, lists, sets, dicts), which CUDA code does not have.
+_HOST_ONLY = (
+    (types.PyObject, "a Python object"),
+    (types.UnicodeType, "a string (it needs dynamic memory allocation)"),
+    (types.Bytes, "a bytes object (it needs dynamic memory allocation)"),
+    (types.List, "a list (it needs dynamic memory allocation)"),
+    (types.ListType, "a typed list (it needs dynamic memory allocation)"),
+    (types.Set, "a set (it needs dynamic memory allocation)"),
+    (types.DictType, "a dict (it needs dynamic memory allocation)"),
+    (types.Dispatcher, "a Python function"),
+    (types.Module, "a Python module"),
+)
+
+
+#: Numba's opaque stand-ins for host objects (other opaque types, user-defined handles
+#: included, are pointers device code can pass).
+_HOST_OBJECTS = tuple(getattr(types, name) for name in (
+    "ffi_forced_object", "ffi", "pyfunc_type", "code_type", "py2_string_type")
+    if hasattr(types, name))
+
+
+def _host_only_type(ty):
+    """``(the type, what makes it unusable in device code)`` for ``ty`` or a type inside it
+    (tuple items, pointees, an optional's type), or None."""
+    if any(ty is host for host in _HOST_OBJECTS):
+        return ty, "a Python object"
+    for cls, words in _HOST_ONLY:
+        if isinstance(ty, cls):
+            return ty, words
+    inner = ()
+    if isinstance(ty, types.BaseTuple):
+        inner = tuple(ty.types)
+    elif isinstance(ty, types.CPointer):
+        inner = (ty.dtype,)
+    elif isinstance(ty, types.Optional):
+        inner = (ty.type,)
+    for item in inner:
+        found = _host_only_type(item)
+        if found is not None:
+            return found
+    return None

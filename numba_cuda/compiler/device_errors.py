@@ -20,12 +20,14 @@ Device code follows Numba's minimal call convention: a function returns an ``i32
 import functools
 import itertools
 import threading
+import warnings
 
 from llvmlite import ir
 from numba.core import config, errors
 from numba.core import ir as numba_ir
 from numba.core.lowering import Lower
 
+from . import source_files
 from ..error_record import RECORD_BYTES, RECORD_FORMAT, RECORD_WORDS  # noqa: F401 - the layout
 
 #: Numba's own sources: ``new_error_context`` keeps ``errors.loc_info`` for locations outside them
@@ -197,6 +199,22 @@ class CUDALower(Lower):
     -- a template search Numba repeats for every operator it lowers -- is asked of the typing
     context's remembered answers (``CUDATypingContext.function_call_type``).  Binary operators with static operands (a
     rewrite sets them; none of Numba's front-end passes does) take Numba's path."""
+
+    def _compute_def_location(self):
+        # The ``def`` line for debug information: the line before the body's first statement,
+        # found by reading the source as Python does (Numba's finder opens the file in the
+        # locale's encoding: UnicodeDecodeError for UTF-8 source under LC_ALL=C).
+        default = self.func_ir.loc.with_lineno(self.func_ir.loc.line + 1)
+        if not self.context.enable_debuginfo:
+            return default
+        func = self.func_ir.func_id.func
+        first = source_files.first_body_line(func)
+        if first is None:
+            warnings.warn(errors.NumbaDebugInfoWarning(
+                f"Could not find the source of {func}: debug line information may be inaccurate."),
+                stacklevel=2)
+            return default
+        return self.func_ir.loc.with_lineno(first - 1)
 
     def lower_block(self, block):
         # Numba's ``lower_block`` without a context manager (a generator, entered and left) per

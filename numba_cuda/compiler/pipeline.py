@@ -18,9 +18,10 @@ from numba.core.typed_passes import (
 )
 from numba.core.untyped_passes import InlineClosureLikes
 
-from . import collection_pause
+from . import collection_pause, source_files
 from .containers import RejectAllocatingContainers
 from .strings import RejectStringBuilding
+from .try_blocks import RejectTryBlocks
 from .device_errors import CUDALower
 from .pass_manager import (
     CUDAPassManager, InlineClosureLikesWhenNeeded, NopythonRewritesWhenNeeded,
@@ -243,6 +244,7 @@ class CUDACompiler(CompilerBase):
         pm.passes.extend(_when_needed(untyped.passes))
         pm.add_pass(RejectAllocatingContainers, "refuse list/dict/set literals")
         pm.add_pass(RejectStringBuilding, "refuse building strings (str(), f-strings ...)")
+        pm.add_pass(RejectTryBlocks, "refuse try/except")
         typed = DefaultPassBuilder.define_typed_pipeline(self.state)
         pm.passes.extend(_when_needed(typed.passes))
         pm.add_pass(IRLegalization, "ensure IR is legal prior to lowering")
@@ -300,7 +302,7 @@ def compile_cuda(pyfunc, return_type, args, options, locals=None):
         targetctx = cuda_target.target_context
         flags = make_flags(options)
         try:
-            with target_override(TARGET_NAME):
+            with target_override(TARGET_NAME), source_files.tolerating_a_missing_cwd():
                 cres = compile_extra(
                     typingctx=typingctx, targetctx=targetctx, func=pyfunc, args=args,
                     return_type=return_type, flags=flags, locals=locals or {},

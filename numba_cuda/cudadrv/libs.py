@@ -23,8 +23,11 @@ def test():
             optional = name == "ptxas" or name in OPTIONAL_COMPONENTS
             ok = ok and optional
             print(f"Finding {name}\n\t{'(optional) ' if optional else ''}ERROR: {comp.error}")
-    if getattr(toolkit, "fix", None) and not ok:
-        print(f"Fix: {toolkit.fix}")
+    if not ok:
+        from numba_cuda.toolkit.model import fixes_of
+
+        for fix, names in fixes_of(toolkit.components.values()):
+            print(f"Fix ({', '.join(names)}): {fix}")
     return ok
 
 

@@ -9,8 +9,16 @@ With ``fastmath=True`` the float32 functions that have a fast, approximate libde
 it (``sin``, ``cos``, ``tan``, ``exp``, ``log``, ``log2``, ``log10``, ``pow`` ->
 ``__nv_fast_*``, i.e. PTX ``sin.approx.f32`` & co.).
 
-Typing follows Numba's CPU conventions: ``math.floor/ceil/trunc`` of a float return an int64,
-``math.isnan/isinf/isfinite`` a boolean, ``math.frexp`` a ``(mantissa, intc)`` tuple.
+``a ** b`` on complex numbers follows CPython's algorithm in libdevice (Numba's own lowering
+calls ``numba_cpow``, a CPU helper the GPU lacks): see :func:`_lower_complex_pow`.
+
+Typing follows Numba's CUDA targets (Numba's built-in ``numba.cuda`` and NVIDIA's), not its CPU
+target: ``math.floor/ceil/trunc`` return the float type (``float32`` for ``float32``, ``float16``
+for ``float16``, ``float64`` for ``float64`` and for any integer), as CUDA's ``floorf``/``floor``
+do, so ``math.floor(x)`` of a NaN is a NaN; ``math.pow(x, n)`` with an ``int32`` (or narrower)
+exponent keeps ``float32`` as ``float32`` (libdevice ``powif``/``powi``), a wider integer exponent
+goes through ``float64``.  ``math.isnan/isinf/isfinite`` give a boolean, ``math.frexp`` a
+``(mantissa, intc)`` tuple.
 """
 
 import cmath
@@ -29,7 +37,8 @@ typing_registry = TypingRegistry()
 lowering_registry = LoweringRegistry("numba_cuda.lang.mathfuncs")
 lower = lowering_registry.lower
 
-f32, f64, i64, u64 = types.float32, types.float64, types.int64, types.uint64
+f16, f32, f64, i32, i64, u64 = (types.float16, types.float32, types.float64, types.int32,
+                                types.int64, types.uint64)
 FLOATS = (f32, f64)
 
 #: math function -> libdevice base name (float64 name; the float32 name adds "f").
@@ -55,6 +64,11 @@ BINARY = {
 }
 
 ROUNDING = {math.floor: "floor", math.ceil: "ceil", math.trunc: "trunc"}
+
+#: Functions that take and return float16 in the CUDA targets (computed in float32 here, then
+#: rounded to float16), besides ``ROUNDING``.
+HALF_UNARY = (math.sin, math.cos, math.sqrt, math.log, math.log2, math.log10, math.exp,
+              math.fabs)
 
 #: float32 functions replaced by their fast approximate variant under fastmath.
 FAST_FLOAT32 = {
@@ -131,24 +145,26 @@ def _concrete(func, cases):
 
 _UNARY_CASES = [signature(f64, i64), signature(f64, u64), signature(f32, f32), signature(f64, f64)]
 for _func in UNARY:
-    _concrete(_func, _UNARY_CASES)
+    _concrete(_func, _UNARY_CASES + ([signature(f16, f16)] if _func in HALF_UNARY else []))
 for _func in (math.degrees, math.radians):
     _concrete(_func, _UNARY_CASES)
 
 _BINARY_CASES = [signature(f32, f32, f32), signature(f64, f64, f64)]
 _BINARY_INT_CASES = [signature(f64, i64, i64), signature(f64, u64, u64)]
+_POW_INT_CASES = [signature(f32, f32, i32), signature(f64, f64, i32)]
 for _func in BINARY:
     cases = list(_BINARY_CASES)
     if _func in (math.atan2, math.hypot):
-        cases += _BINARY_INT_CASES
+        cases = _BINARY_INT_CASES + cases  # this order picks float64 for (bool, bool), as CUDA's
     if _func is math.pow:
-        cases += [signature(f64, f64, i64), signature(f64, f64, u64)]
+        # as the CUDA targets: an int32 exponent keeps the base's precision (powif / powi)
+        cases += _POW_INT_CASES
     _concrete(_func, cases)
 
-_ROUNDING_CASES = [
-    signature(types.intp, types.intp), signature(i64, i64), signature(u64, u64),
-    signature(i64, f32), signature(i64, f64),
-]
+# As the CUDA targets type them (not Numba's CPU target, which returns an int64): the float
+# type, float64 for an integer.
+_ROUNDING_CASES = [signature(f64, i64), signature(f64, u64), signature(f32, f32),
+                   signature(f64, f64), signature(f16, f16)]
 for _func in ROUNDING:
     _concrete(_func, _ROUNDING_CASES)
 
@@ -158,7 +174,7 @@ for _func in (math.isnan, math.isinf, math.isfinite):
 
 _concrete(math.ldexp, [signature(f32, f32, types.intc), signature(f64, f64, types.intc)])
 _concrete(math.frexp, [signature(types.Tuple((t, types.intc)), t) for t in FLOATS])
-_concrete(math.modf, [signature(types.UniTuple(t, 2), t) for t in FLOATS])
+_concrete(math.modf, [signature(types.UniTuple(t, 2), t) for t in (f64, f32)])  # CUDA's order
 
 # cmath functions that Numba's cmathdecl does not type.
 _COMPLEX = (types.complex64, types.complex128)
@@ -189,6 +205,18 @@ for _func, _base in UNARY.items():
         lower(_func, _argty)(_lower_unary(_base))
 
 
+def _lower_half_unary(base):
+    def impl(context, builder, sig, args):
+        wide = builder.fpext(args[0], ir.FloatType())
+        return builder.fptrunc(call_math(context, builder, base, f32, [wide]), ir.HalfType())
+
+    return impl
+
+
+for _func in HALF_UNARY:
+    lower(_func, f16)(_lower_half_unary(UNARY[_func]))
+
+
 def _lower_angle(factor):
     def impl(context, builder, sig, args):
         (argty,) = sig.args
@@ -214,8 +242,15 @@ def _lower_binary(base):
 
 
 for _func, _base in BINARY.items():
-    for _sig in (_BINARY_CASES + _BINARY_INT_CASES + [signature(f64, f64, i64), signature(f64, f64, u64)]):
+    for _sig in _BINARY_CASES + _BINARY_INT_CASES:
         lower(_func, *_sig.args)(_lower_binary(_base))
+
+
+@lower(math.pow, f32, i32)
+@lower(math.pow, f64, i32)
+def _lower_pow_int32(context, builder, sig, args):
+    name = "powif" if _is_f32(sig.args[0]) else "powi"
+    return libdevice.call(builder, name, list(args))
 
 
 def _lower_rounding(base):
@@ -223,15 +258,18 @@ def _lower_rounding(base):
         (argty,) = sig.args
         (value,) = args
         if isinstance(argty, types.Integer):
+            # an integer is its own floor: only the conversion to float64
             return context.cast(builder, value, argty, sig.return_type)
-        rounded = call_math(context, builder, base, argty, [value])
-        return builder.fptosi(rounded, context.get_value_type(sig.return_type))
+        if argty == f16:
+            # exact in float32: float16 -> float32 -> round -> float16 loses nothing
+            return _lower_half_unary(base)(context, builder, sig, args)
+        return call_math(context, builder, base, argty, [value])
 
     return impl
 
 
 for _func, _base in ROUNDING.items():
-    for _argty in (types.intp, i64, u64, f32, f64):
+    for _argty in (i64, u64, f32, f64, f16):
         lower(_func, _argty)(_lower_rounding(_base))
 
 
@@ -515,3 +553,164 @@ def _lower_log_base(context, builder, sig, args):
     real = ops.div(ops.add(ops.mul(a_re, b_re), ops.mul(a_im, b_im)), denom)
     imag = ops.div(ops.sub(ops.mul(a_im, b_re), ops.mul(a_re, b_im)), denom)
     return _complex(context, builder, sig.return_type, real, imag)
+
+
+# ---- lowering: complex power -----------------------------------------------------------
+
+
+#: Integer exponents up to this magnitude are computed by repeated multiplication, as CPython
+#: (and NumPy) do: exact where the products are, and Python's answer bit for bit.
+COMPLEX_POWER_LOOP_LIMIT = 100
+
+
+def _complex_product(o, a, b):
+    """``a * b`` on (real, imag) pairs, in the order of CPython's ``_Py_c_prod``."""
+    (ar, ai), (br, bi) = a, b
+    return o.sub(o.mul(ar, br), o.mul(ai, bi)), o.add(o.mul(ar, bi), o.mul(ai, br))
+
+
+def _complex_reciprocal(o, z):
+    """``1 / z`` as CPython's ``_Py_c_quot(1, z)`` computes it; ``nan+nanj`` where Python raises
+    ``ZeroDivisionError`` (``z == 0``) and where a part of ``z`` is a NaN."""
+    b = o.builder
+    zr, zi = z
+    one, zero, nan = o.const(1.0), o.const(0.0), o.const(math.nan)
+    abs_r, abs_i = o.fn("fabs", zr), o.fn("fabs", zi)
+    # |zr| >= |zi|: divide top and bottom by zr
+    ratio = o.div(zi, zr)
+    denom = o.add(zr, o.mul(zi, ratio))
+    by_real = (o.div(o.add(one, o.mul(zero, ratio)), denom),
+               o.div(o.sub(zero, o.mul(one, ratio)), denom))
+    # |zi| >= |zr|: divide top and bottom by zi
+    ratio = o.div(zr, zi)
+    denom = o.add(o.mul(zr, ratio), zi)
+    by_imag = (o.div(o.add(o.mul(one, ratio), zero), denom),
+               o.div(o.sub(o.mul(zero, ratio), one), denom))
+    use_real = b.fcmp_ordered(">=", abs_r, abs_i)
+    use_imag = b.fcmp_ordered(">=", abs_i, abs_r)
+    is_zero = b.fcmp_ordered("==", abs_r, zero)
+    parts = []
+    for k in (0, 1):
+        part = b.select(use_imag, by_imag[k], nan)
+        parts.append(b.select(use_real, b.select(is_zero, nan, by_real[k]), part))
+    return tuple(parts)
+
+
+def _complex_int_power(o, a, n):
+    """``a ** n`` for an i64 ``n`` (``|n| <= COMPLEX_POWER_LOOP_LIMIT``): CPython's ``c_powi``,
+    square-and-multiply from the low bit, then the reciprocal for a negative ``n``."""
+    b = o.builder
+    i64t = n.type
+    llfloat = a[0].type
+    negative = b.icmp_signed("<", n, i64t(0))
+    e0 = b.select(negative, b.neg(n), n)
+    entry = b.block
+    head = b.append_basic_block("cpow.int.loop")
+    body = b.append_basic_block("cpow.int.body")
+    end = b.append_basic_block("cpow.int.end")
+    b.branch(head)
+    b.position_at_end(head)
+    phis = [b.phi(llfloat) for _ in range(4)] + [b.phi(i64t)]
+    r_re, r_im, p_re, p_im, e = phis
+    for phi, value in zip(phis, (o.const(1.0), o.const(0.0), a[0], a[1], e0)):
+        phi.add_incoming(value, entry)
+    b.cbranch(b.icmp_unsigned("!=", e, i64t(0)), body, end)
+    b.position_at_end(body)
+    odd = b.trunc(e, ir.IntType(1))
+    prod = _complex_product(o, (r_re, r_im), (p_re, p_im))
+    square = _complex_product(o, (p_re, p_im), (p_re, p_im))
+    nexts = (b.select(odd, prod[0], r_re), b.select(odd, prod[1], r_im), square[0], square[1],
+             b.lshr(e, i64t(1)))
+    for phi, value in zip(phis, nexts):
+        phi.add_incoming(value, body)
+    b.branch(head)
+    b.position_at_end(end)
+    inverse = _complex_reciprocal(o, (r_re, r_im))
+    return tuple(b.select(negative, inv, part) for inv, part in zip(inverse, (r_re, r_im)))
+
+
+def _complex_general_power(o, a, w):
+    """``a ** w`` for ``a != 0`` in polar form, CPython's ``_Py_c_pow``."""
+    b = o.builder
+    (ar, ai), (wr, wi) = a, w
+    vabs = o.fn("hypot", ar, ai)
+    length = o.fn("pow", vabs, wr)
+    at = o.fn("atan2", ai, ar)
+    phase = o.mul(at, wr)
+    # if (w.imag != 0.0): len /= exp(at * w.imag); phase += w.imag * log(vabs)
+    has_imag = b.fcmp_unordered("!=", wi, o.const(0.0))
+    length = b.select(has_imag, o.div(length, o.fn("exp", o.mul(at, wi))), length)
+    phase = b.select(has_imag, o.add(phase, o.mul(wi, o.fn("log", vabs))), phase)
+    return o.mul(length, o.fn("cos", phase)), o.mul(length, o.fn("sin", phase))
+
+
+def _lower_complex_pow(context, builder, sig, args):
+    """``a ** w`` on complex numbers of one type (Numba types ``complex ** int`` and ``int/float **
+    complex`` as this) in libdevice: Numba's own lowering calls its CPU helper ``numba_cpow``,
+    which the GPU does not have.
+
+    CPython's algorithm (``complex_pow``), in float32 for ``complex64``: ``w == 0`` gives ``1``;
+    an integer ``w`` with ``|w| <= 100`` repeated multiplication (then the reciprocal for a
+    negative ``w``); otherwise ``0 ** w`` is ``0``, or ``nan+nanj`` when ``w`` has an imaginary part
+    or a negative real part, and any other ``a ** w`` the polar form (``hypot``, ``pow``,
+    ``atan2``, ``exp``, ``log``, ``cos``, ``sin``).  Where Python raises ``ZeroDivisionError`` the
+    result is ``nan+nanj``, as Numba's CPU target gives."""
+    cplxty = sig.args[0]
+    o = _FloatOps(context, builder, cplxty.underlying_float)
+    a = _parts(context, builder, cplxty, args[0])
+    w = _parts(context, builder, sig.args[1], args[1])
+    zero, one, nan = o.const(0.0), o.const(1.0), o.const(math.nan)
+    ar, ai = a
+    wr, wi = w
+
+    w_is_zero = builder.and_(builder.fcmp_ordered("==", wr, zero),
+                             builder.fcmp_ordered("==", wi, zero))
+    a_is_zero = builder.and_(builder.fcmp_ordered("==", ar, zero),
+                             builder.fcmp_ordered("==", ai, zero))
+    small_int = builder.and_(builder.fcmp_ordered("==", wi, zero),
+                             builder.fcmp_ordered("==", o.fn("floor", wr), wr))
+    small_int = builder.and_(small_int, builder.fcmp_ordered(
+        "<=", o.fn("fabs", wr), o.const(float(COMPLEX_POWER_LOOP_LIMIT))))
+    # Python: ZeroDivisionError for 0 ** w when (w.imag != 0. || w.real < 0.)
+    zero_domain_error = builder.or_(builder.fcmp_unordered("!=", wi, zero),
+                                    builder.fcmp_ordered("<", wr, zero))
+    zero_result = builder.select(zero_domain_error, nan, zero)
+
+    results = []  # (block, real, imag) flowing into ``done``
+    done = builder.append_basic_block("cpow.done")
+    not_unit = builder.append_basic_block("cpow.not_unit")
+    by_int = builder.append_basic_block("cpow.by_int")
+    not_int = builder.append_basic_block("cpow.not_int")
+    by_polar = builder.append_basic_block("cpow.by_polar")
+
+    results.append((builder.block, one, zero))
+    builder.cbranch(w_is_zero, done, not_unit)
+
+    builder.position_at_end(not_unit)
+    builder.cbranch(small_int, by_int, not_int)
+
+    builder.position_at_end(by_int)
+    int_re, int_im = _complex_int_power(o, a, builder.fptosi(wr, ir.IntType(64)))
+    results.append((builder.block, int_re, int_im))
+    builder.branch(done)
+
+    builder.position_at_end(not_int)
+    results.append((builder.block, zero_result, zero_result))
+    builder.cbranch(a_is_zero, done, by_polar)
+
+    builder.position_at_end(by_polar)
+    polar_re, polar_im = _complex_general_power(o, a, w)
+    results.append((builder.block, polar_re, polar_im))
+    builder.branch(done)
+
+    builder.position_at_end(done)
+    real, imag = builder.phi(zero.type), builder.phi(zero.type)
+    for block, re_, im_ in results:
+        real.add_incoming(re_, block)
+        imag.add_incoming(im_, block)
+    return _complex(context, builder, sig.return_type, real, imag)
+
+
+for _op in (pow, operator.pow, operator.ipow):
+    for _cplxty in _COMPLEX:
+        lower(_op, _cplxty, _cplxty)(_lower_complex_pow)

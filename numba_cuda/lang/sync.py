@@ -17,7 +17,8 @@ Python                     NVVM intrinsic                   PTX
 
 ``syncthreads_count/and/or`` take any integer or boolean predicate (non-zero is true) and
 return an ``int32``; ``syncwarp`` takes an optional integer mask (default: the full warp).
-``nanosleep(ns)`` (PTX ``nanosleep.u32``, sm_70+; below, a sleep of no time) also lives here.
+``nanosleep(ns)`` (PTX ``nanosleep.u32``, sm_70+; compiling it for an older GPU raises a
+``TypingError`` naming the line) also lives here.
 """
 
 from llvmlite import ir
@@ -168,8 +169,9 @@ for _stub, _name in (
 
 # ---- nanosleep -----------------------------------------------------------------------------
 # ``cuda.nanosleep(ns)``: suspend the thread for about ``ns`` nanoseconds (at most 1 ms;
-# PTX ``nanosleep.u32``, sm_70 and newer; no sleep at all below, which PTX's [0, 2 * ns]
-# promise allows).
+# PTX ``nanosleep.u32``, sm_70 and newer).  Older GPUs have no such instruction: compiling for
+# one is a TypingError naming the feature and the line (ptxas refuses the instruction there,
+# which is how Numba's built-in CUDA target and NVIDIA's fail).
 
 
 class _Nanosleep(AbstractTemplate):
@@ -191,12 +193,7 @@ NANOSLEEP_CC = (7, 0)
 
 @lower(stubs.nanosleep, types.uint32)
 def _lower_nanosleep(context, builder, sig, args):
-    # Below sm_70 it sleeps for no time: PTX promises a duration in [0, 2 * ns], so 0 is a
-    # correct (if impatient) nanosleep, and a spin-wait using it stays correct.
-    with archselect.arch_at_least(builder, NANOSLEEP_CC) as (native, older):
-        with native:
-            builder.asm(ir.FunctionType(_void, [_i32]), "nanosleep.u32 $0;", "r", [args[0]],
-                        side_effect=True)
-        with older:
-            pass
+    archselect.require_cc(context, "cuda.nanosleep", NANOSLEEP_CC)
+    builder.asm(ir.FunctionType(_void, [_i32]), "nanosleep.u32 $0;", "r", [args[0]],
+                side_effect=True)
     return context.get_dummy_value()

@@ -102,10 +102,9 @@ def libdevice_path():
     if problem is not None:
         from numba_cuda.errors import ToolkitError
 
-        from .discovery import _fix_major, current_environment, fix_command
+        from .discovery import reinstall_command
 
-        fix = fix_command(tk.environment or "venv",
-                          _fix_major(tk.cuda_major, current_environment()), "libdevice")
+        fix = reinstall_command(comp)
         exc = ToolkitError(f"libdevice at {comp.path} (from {comp.source}) {problem}; libNVVM "
                            f"cannot use it.\nFix (reinstall it): {fix}\nRun `numba-cuda sysinfo` "
                            "for the full report.")

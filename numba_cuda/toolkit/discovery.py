@@ -551,6 +551,38 @@ def fix_command(kind, major, component=None):
     return f'pip install "numba-cuda[cu{major}]"'
 
 
+def _holder(path, is_holder):
+    """The nearest folder above ``path`` for which ``is_holder(folder)`` holds, or None."""
+    folder = os.path.dirname(os.path.abspath(path))
+    while True:
+        if is_holder(folder):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
+def reinstall_command(comp, env=None):
+    """The command that reinstalls the package holding ``comp``'s file (found, but damaged or
+    unloadable): the owning pip wheel or conda package when its record names it -- installing
+    ``numba-cuda[cuNN]`` again would change nothing, the wheels being there already."""
+    env = env or current_environment()
+    md = env.metadata
+    owned = os.path.join(comp.path, "cuda_runtime.h") if comp.name == "include" else comp.path
+    site = _holder(comp.path, lambda f: os.path.basename(f).lower() == "nvidia")
+    if site is not None:
+        owner = md.dist_owner(os.path.dirname(site), owned)
+        if owner:
+            return f'pip install --force-reinstall --no-deps "{owner[0]}=={owner[1]}"'
+    prefix = _holder(comp.path, lambda f: os.path.isdir(os.path.join(f, "conda-meta")))
+    if prefix is not None:
+        owner = md.conda_owner(prefix, owned)
+        if owner:
+            return f'conda install --force-reinstall -c conda-forge "{owner[0]}={owner[1]}"'
+    return f"reinstall the CUDA toolkit that {comp.path} belongs to"
+
+
 def _fix_major(toolkit_major, env):
     for m in (toolkit_major, env.bindings_major):
         if m in SUPPORTED_MAJORS:
@@ -667,8 +699,10 @@ def _discover(env):
                  warnings=notes, environment=kind, fix=fix,
                  searched=[f"{s.label}" + (f" [{s.skip}]" if s.skip else "") for s in reported],
                  skipped={s.label for s in reported if s.skip})
+    fix_major = _fix_major(major, env)
     for comp in components.values():
         if not comp.found:
+            comp.fix = fix_command(kind, fix_major, comp.name)
             comp.message = error_message(tk, comp, env)
     return tk
 

@@ -64,12 +64,18 @@ def _real(path):
     return os.path.normcase(os.path.realpath(path))
 
 
-def _fail(name, text, cause=None):
+def _fail(name, text, cause=None, damaged=None):
+    """Raise the ToolkitError for ``name``; ``damaged``: the component whose file is unusable
+    (its fix reinstalls the package that holds it)."""
     from . import get_toolkit
+    from .discovery import reinstall_command
 
     tk = get_toolkit()
-    fix = fix_command(tk.environment or "venv", _fix_major(tk.cuda_major, current_environment()),
-                      name)
+    if damaged is not None:
+        fix = reinstall_command(damaged)
+    else:
+        fix = fix_command(tk.environment or "venv",
+                          _fix_major(tk.cuda_major, current_environment()), name)
     exc = ToolkitError(f"{text}\nFix: {fix}\nRun `numba-cuda sysinfo` for the full report.")
     exc.component = name
     exc.fix = fix
@@ -125,7 +131,7 @@ def load_library(name):
         problem = library_problem(name, path)
         if problem is not None:
             _fail(name, f"{DESCRIPTIONS[name]} at {path} (from {comp.source}) {problem}; it was "
-                        "not loaded. Reinstall the package that provides it.")
+                        "not loaded. Reinstall the package that provides it.", damaged=comp)
         if name == "nvrtc":
             _preload_nvrtc_builtins(folder, mode)
         try:

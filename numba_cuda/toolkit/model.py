@@ -30,6 +30,8 @@ class Component:
     tried: list = field(default_factory=list)
     #: The full ToolkitError message when the component is unusable.
     message: "str | None" = None
+    #: The command that installs this component here, when it is missing.
+    fix: "str | None" = None
 
     @property
     def found(self):
@@ -43,6 +45,7 @@ class Component:
             "error": self.error,
             "major": self.major,
             "loaded_version": self.loaded_version,
+            "fix": self.fix,
             "tried": [f"{place}: {reason}" for place, reason in self.tried],
         }
 
@@ -63,7 +66,8 @@ class Toolkit:
     warnings: list = field(default_factory=list)
     #: "conda", "venv" or "system": the kind of Python environment, for fixes.
     environment: "str | None" = None
-    #: The shell command that installs a complete toolkit here.
+    #: The shell command that installs the toolkit's required components here (a missing
+    #: component's own command is its ``fix``: an optional one is in no extra).
     fix: "str | None" = None
     #: The searched sources in order, as text (for explain()).
     searched: list = field(default_factory=list)
@@ -82,7 +86,7 @@ class Toolkit:
             exc = ToolkitError(message)
             exc.component = name
             exc.tried = list(comp.tried) if comp is not None else []
-            exc.fix = self.fix
+            exc.fix = (comp.fix if comp is not None and comp.fix else None) or self.fix
             raise exc
         return comp
 
@@ -125,6 +129,16 @@ class Toolkit:
                 lines.append(f"      tried {place}: {reason}")
         for w in self.warnings:
             lines.append(f"Warning: {w}")
-        if self.fix and any(not c.found for c in self.components.values()):
-            lines.append(f"Fix: {self.fix}")
+        for fix, names in fixes_of(self.components.values()):
+            lines.append(f"Fix ({', '.join(names)}): {fix}")
         return "\n".join(lines)
+
+
+def fixes_of(components):
+    """``[(command, [component names])]``: each distinct ``fix`` of the components that have
+    one, in order, with the components it installs."""
+    grouped = {}
+    for comp in components:
+        if comp.fix:
+            grouped.setdefault(comp.fix, []).append(comp.name)
+    return list(grouped.items())

@@ -5,7 +5,10 @@ import math
 
 import numpy as np
 import pytest
-from numba import complex64, complex128, cuda, float32, float64, int32, int64, uint64
+from numba import (boolean, complex64, complex128, cuda, float32, float64, int8, int16, int32,
+                   int64, types, uint8, uint32, uint64)
+
+float16 = types.float16
 
 from tests.typing_errors import expect_typing_error
 
@@ -100,13 +103,104 @@ def test_simple_functions_become_single_instructions(name, dtype, instruction, p
 
 
 def test_rounding_and_predicates_types():
+    # As Numba's CUDA targets (built-in and NVIDIA's): floor/ceil/trunc return the float type,
+    # float64 for an integer (Numba's CPU target returns an int64).
     def k(x):
         return math.floor(x), math.ceil(x), math.trunc(x), math.isnan(x), math.isinf(x), math.isfinite(x)
 
     _, resty = cuda.compile_ptx(k, (float32,), device=True, cc=(7, 5))
-    assert str(resty) == "Tuple(int64, int64, int64, bool, bool, bool)"
+    assert str(resty) == "Tuple(float32, float32, float32, bool, bool, bool)"
+    _, resty = cuda.compile_ptx(k, (float64,), device=True, cc=(7, 5))
+    assert str(resty) == "Tuple(float64, float64, float64, bool, bool, bool)"
     _, resty = cuda.compile_ptx(k, (int32,), device=True, cc=(7, 5))
-    assert str(resty) == "Tuple(int64, int64, int64, bool, bool, bool)"
+    assert str(resty) == "Tuple(float64, float64, float64, bool, bool, bool)"
+
+
+#: (function, argument types) -> return type, as Numba's built-in CUDA target types them
+#: (numba/cuda/cudamath.py); NVIDIA's numba-cuda has the same table.
+CUDA_TARGET_TYPES = [
+    ("floor", (float32,), float32), ("floor", (float64,), float64),
+    ("floor", (float16,), float16), ("floor", (int32,), float64), ("floor", (int64,), float64),
+    ("floor", (uint64,), float64), ("floor", (uint8,), float64), ("floor", (boolean,), float64),
+    ("ceil", (float32,), float32), ("ceil", (float16,), float16), ("ceil", (int8,), float64),
+    ("ceil", (uint32,), float64), ("trunc", (float32,), float32), ("trunc", (float64,), float64),
+    ("trunc", (float16,), float16), ("trunc", (int64,), float64), ("trunc", (uint64,), float64),
+    ("pow", (float32, int32), float32), ("pow", (float32, int8), float32),
+    ("pow", (float32, int16), float32), ("pow", (float64, int32), float64),
+    ("pow", (float32, float32), float32), ("pow", (float32, int64), float64),
+    ("pow", (float32, uint64), float64), ("pow", (float32, float64), float64),
+    ("pow", (int8, int32), float32), ("pow", (int32, int32), float64),
+    ("pow", (int64, int64), float64), ("pow", (float16, int32), float32),
+    ("sin", (float16,), float16), ("cos", (float16,), float16), ("sqrt", (float16,), float16),
+    ("log", (float16,), float16), ("log2", (float16,), float16), ("log10", (float16,), float16),
+    ("exp", (float16,), float16), ("fabs", (float16,), float16), ("tan", (float16,), float32),
+    ("atan2", (boolean, boolean), float64), ("hypot", (boolean, boolean), float64),
+    ("modf", (int8,), types.UniTuple(float64, 2)), ("modf", (float32,), types.UniTuple(float32, 2)),
+]
+
+
+@pytest.mark.parametrize("name,argtys,expected", CUDA_TARGET_TYPES,
+                         ids=[f"{n}-{'-'.join(map(str, a))}" for n, a, _ in CUDA_TARGET_TYPES])
+def test_math_typing_follows_the_cuda_targets(name, argtys, expected):
+    fn = getattr(math, name)
+    if len(argtys) == 1:
+        def k(x):
+            return fn(x)
+    else:
+        def k(x, y):
+            return fn(x, y)
+
+    ptx, resty = cuda.compile_ptx(k, argtys, device=True, cc=(7, 5))
+    assert resty == expected
+    assert_self_contained(ptx)
+
+
+def test_rounding_stays_in_float(ptx_one):
+    """No float -> integer conversion: floor(NaN) is NaN, floor(1e300) is 1e300."""
+    def k(out, x, y, h):
+        out[0] = math.floor(x[0]) + math.ceil(x[0]) + math.trunc(x[0])
+        out[1] = math.floor(y[0]) + math.ceil(y[0]) + math.trunc(y[0])
+        out[2] = math.floor(h[0])
+
+    ptx = ptx_one(k, (float64[:], float64[:], float32[:], float16[:]))
+    for mode in ("rmi", "rpi", "rzi"):
+        assert f"cvt.{mode}.f64.f64" in ptx and f"cvt.{mode}.f32.f32" in ptx
+    assert "cvt.rzi.s64" not in ptx and "cvt.rmi.s64" not in ptx
+
+
+def test_float32_pow_int32_stays_float32(ptx_one):
+    """``math.pow(float32, int32)`` is libdevice ``powif``: no double-precision arithmetic."""
+    def k(out, x, n):
+        out[0] = math.pow(x[0], n[0])
+
+    ptx = ptx_one(k, (float32[:], float32[:], int32[:]))
+    assert ".f64" not in ptx
+    ptx = ptx_one(k, (float64[:], float64[:], int32[:]))
+    assert ".f64" in ptx
+
+
+def test_floor_result_is_no_index():
+    # As in the CUDA targets, a float is no array index: int(math.floor(x)) is.
+    from numba.core.errors import TypingError
+
+    def k(out, x):
+        out[math.floor(x[0])] = 1
+
+    def k_int(out, x):
+        out[int(math.floor(x[0]))] = 1
+
+    with pytest.raises(TypingError):
+        cuda.compile_ptx(k, (float32[:], float32[:]), cc=(7, 5))
+    cuda.compile_ptx(k_int, (float32[:], float32[:]), cc=(7, 5))
+
+
+def test_floor_result_takes_float_arithmetic():
+    # With an int64 result, ``math.floor(x) * x`` was a float64 (int64 * float32); now float32.
+    def k(x):
+        return math.floor(x) * x, math.isnan(math.ceil(x))
+
+    _, resty = cuda.compile_ptx(k, (float32,), device=True, cc=(7, 5))
+    assert str(resty) == "Tuple(float32, bool)"
 
 
 def test_integer_arguments_promote_to_float64():

@@ -5,6 +5,7 @@ traceback."""
 import glob
 import json
 import os
+import re
 import subprocess
 import sys
 import sysconfig
@@ -124,7 +125,12 @@ def test_everything_hidden_reports_all_missing_and_exits_0(clean_env):
         assert comp["error"] and "not found" in comp["error"]
     assert tk["fix"] == f'pip install "numba-cuda[cu{bindings_major()}]"'
     table = sysinfo(env).stdout
-    assert "CUDA toolkit: not found" in table and "MISSING" in table and "fix: pip install" in table
+    assert "CUDA toolkit: not found" in table and "MISSING" in table
+    required = ", ".join(n for n in COMPONENTS if n != "nvdisasm")
+    assert f"fix ({required}): {tk['fix']}" in table
+    # nvdisasm is in no extra: its own line names what provides it
+    assert f"fix (nvdisasm): {tk['components']['nvdisasm']['fix']}" in table
+    assert "nvdisasm" in tk["components"]["nvdisasm"]["fix"]
 
 
 @pytest.mark.skipif(not os.path.isfile("/usr/local/cuda/nvvm/libdevice/libdevice.10.bc"),
@@ -148,7 +154,8 @@ def test_without_wheels_the_system_toolkit_is_found(clean_env):
         assert "NVRTC not found for CUDA" in comps["nvrtc"]["error"]
         assert tk["fix"] == f'pip install "numba-cuda[cu{tk["cuda_major"]}]"'
         table = sysinfo(env).stdout
-        assert "MISSING: NVRTC not found" in table and f"fix: {tk['fix']}" in table
+        assert "MISSING: NVRTC not found" in table
+        assert re.search(r"fix \([^)]*\bnvrtc\b[^)]*\): " + re.escape(tk["fix"]), table), table
 
 
 def _fake_conda_prefix(prefix):
