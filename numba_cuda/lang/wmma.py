@@ -26,12 +26,15 @@ Lowering
 ========
 Each operation is one inline-PTX ``wmma.*.sync.aligned`` instruction, the same for every
 compute capability.  NVVM's intrinsics were the first choice, and were checked with the
-libNVVM and ptxas of CUDA 12 and 13: the NVVM IR specification's ``llvm.nvvm.hmma.*``
-intrinsics cover f16 only; LLVM's ``llvm.nvvm.wmma.*`` names are known to the modern IR
-reader (compute_100 and newer) only, and the LLVM 7 reader used for compute_75..90 turns the
-f16 ones into ``wmma.load.a.sync.row...`` without ``.aligned``, which ptxas refuses for the
-PTX version libNVVM writes, and does not know the bf16, tf32 and integer ones.  Inline PTX
-has none of these gaps.  Loads and stores clobber memory; all are ``sideeffect`` so that
+libNVVM and ptxas of CUDA 12 (12.9) and 13 (13.5): the NVVM IR specification documents
+``llvm.nvvm.hmma.*`` (f16 only, "preview feature"); ``llvm.nvvm.imma.*`` (s8/u8) is accepted
+but documented nowhere; no name for bf16 or tf32 was found (``llvm.nvvm.mma.bf16.*`` and
+``llvm.nvvm.mma.tf32.*`` are known names whose signature libNVVM's verifier refuses for every
+form tried).  LLVM's ``llvm.nvvm.wmma.*`` names work with the modern IR reader (compute_100
+and newer) only: the LLVM 7 reader used for compute_75..90 turns the f16 ones into
+``wmma.load.a.sync.row...`` without ``.aligned``, which ptxas refuses for the PTX version
+libNVVM writes, and emits the bf16, tf32 and integer ones as calls of undefined functions.
+Inline PTX has none of these gaps and one lowering for all of them.  Loads and stores clobber memory; all are ``sideeffect`` so that
 NVVM neither moves them into divergent code nor drops them.
 
 tf32 fragments are rounded to TensorFloat-32 (``cvt.rna.tf32.f32``: to nearest, ties away from

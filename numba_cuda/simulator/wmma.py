@@ -168,9 +168,10 @@ def _bf16_round(values):
 
 
 def _convert_value(kind, value):
-    """``fill_fragment``'s value as the compiled code converts it (float32 first for floats)."""
+    """``fill_fragment``'s value as the compiled code converts it: f16/f32 with one rounding,
+    bf16/tf32 through float32."""
     if kind == "f16":
-        return np.float16(np.float32(value)) if not isinstance(value, np.float16) else value
+        return np.float16(value)
     if kind in ("f32", "bf16", "tf32"):
         v = np.array([value], dtype=np.float32)
         if kind == "bf16":
