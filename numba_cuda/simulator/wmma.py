@@ -78,7 +78,19 @@ def _marker_by_name(name):
     return _MARKERS[name]
 
 
+def _as_marker(value):
+    """``value``, or the simulator's twin of the compiled target's stub ``value`` (kernels may
+    hold ``cuda.wmma.row_major`` in a variable, which the transformer does not rewrite)."""
+    if isinstance(value, _Marker):
+        return value
+    qualname = getattr(value, "qualname", None)
+    if isinstance(qualname, str) and qualname.startswith("numba.cuda.wmma."):
+        return _MARKERS.get(qualname[len("numba.cuda.wmma."):], value)
+    return value
+
+
 def _marker(value, group, what):
+    value = _as_marker(value)
     if isinstance(value, _Marker) and value.group == group:
         return value.value
     raise TypeError(f"cuda.wmma.{what}, not {value!r}")
@@ -109,6 +121,7 @@ class Fragment:
 
 
 def _dtype_kind(dtype):
+    dtype = _as_marker(dtype)
     if isinstance(dtype, _Marker) and dtype.group == "precision":
         return dtype.value
     try:

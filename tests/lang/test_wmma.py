@@ -310,3 +310,49 @@ def test_f16_and_s8_tiles_on_the_gpu_match_numpy_and_the_simulator():
     expected = ia.astype(np.int64) @ ib.T.astype(np.int64) + ic
     int_gemm[1, 32](ia, np.ascontiguousarray(ib), ic)
     assert np.array_equal(ic, expected.astype(np.int32))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("kind", ["f16", "bf16", "tf32", "s8", "u8"])
+def test_each_input_type_on_the_gpu_matches_the_simulator(kind):
+    """One m16n16k16 (tf32: m16n16k8) product per input type: integers equal the simulator's
+    exactly, floats within the tensor cores' accumulation error."""
+    from numba_cuda.simulator import wmma as sim
+
+    needed = shapes.INPUTS[kind][2]
+    have = cuda.get_current_device().compute_capability
+    if have < needed:
+        pytest.skip(f"{kind} wmma needs compute capability {needed}; this GPU has {have}")
+    m, n, k = shapes.INPUTS[kind][0][0]
+    acc_kind = shapes.INPUTS[kind][1][0]
+    fn, _ = _kernel(kind, (m, n, k), acc_kind, "row", "row", "row")
+    rng = np.random.default_rng(11)
+    memory = np.dtype(shapes.MEMORY_DTYPES[kind][0])
+    if kind in ("s8", "u8"):
+        lo, hi = (-128, 128) if kind == "s8" else (0, 256)
+        a = rng.integers(lo, hi, (32, 32)).astype(memory)
+        b = rng.integers(lo, hi, (32, 32)).astype(memory)
+        c = rng.integers(-1000, 1000, (32, 32)).astype(np.int32)
+    elif kind == "bf16":
+        bits = lambda x: (x.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)  # noqa: E731
+        a, b = bits(rng.standard_normal((32, 32))), bits(rng.standard_normal((32, 32)))
+        c = rng.standard_normal((32, 32)).astype(np.float32)
+    else:
+        a = rng.standard_normal((32, 32)).astype(memory)
+        b = rng.standard_normal((32, 32)).astype(memory)
+        c = rng.standard_normal((32, 32)).astype(np.float32)
+    d = np.zeros_like(c)
+    cuda.jit(fn)[1, 32](a, b, c, d)
+
+    def simulate(a, b, c):
+        from numba_cuda.simulator import api as simulator
+
+        out = np.zeros_like(c)
+        simulator.jit(fn)[1, 32](a, b, c, out)
+        return out
+
+    expected = simulate(a, b, c)
+    if kind in ("s8", "u8"):
+        assert np.array_equal(d, expected)
+    else:
+        assert np.allclose(d, expected, rtol=1e-3, atol=1e-3)

@@ -281,3 +281,40 @@ def test_a_warp_of_a_larger_block_works_on_its_own_tile():
     for w in range(2):   # column-major tiles: c[w*16:] holds each tile transposed
         tile = c[w * 16:(w + 1) * 16].reshape(-1).reshape(16, 16).T
         assert np.array_equal(tile, expected[w * 16:(w + 1) * 16])
+
+
+def test_accumulators_load_and_store_in_either_memory_layout():
+    @cuda.jit
+    def transpose(src, dst):
+        acc = cuda.wmma.fragment(cuda.wmma.accumulator, 32, 8, 16, np.int32)
+        cuda.wmma.load_matrix_sync(acc, src, 32, cuda.wmma.mem_col_major)
+        cuda.wmma.store_matrix_sync(dst, acc, 8, cuda.wmma.mem_row_major)
+
+    src = np.arange(256, dtype=np.int32)      # column-major 32 x 8, ldm 32
+    dst = np.zeros(256, np.int32)
+    transpose[1, 32](src, dst)
+    assert np.array_equal(dst.reshape(32, 8), src.reshape(8, 32).T)
+
+
+def test_the_compiled_targets_objects_work_also_from_variables():
+    """Kernels written against numba.cuda (the compiled target's stubs), with the layout and
+    dtype in closure variables the transformer does not rewrite."""
+    from numba_cuda.lang import stubs
+
+    layout, precision = stubs.wmma.row_major, stubs.wmma.tf32
+
+    @cuda.jit
+    def k(a, c):
+        fa = stubs.wmma.fragment(stubs.wmma.matrix_a, 16, 16, 8, precision, layout)
+        fb = stubs.wmma.fragment(stubs.wmma.matrix_b, 16, 16, 8, precision, layout)
+        acc = stubs.wmma.fragment(stubs.wmma.accumulator, 16, 16, 8, np.float32)
+        stubs.wmma.fill_fragment(acc, 0)
+        stubs.wmma.load_matrix_sync(fa, a, 8)
+        stubs.wmma.load_matrix_sync(fb, a, 16)
+        stubs.wmma.mma_sync(acc, fa, fb, acc)
+        stubs.wmma.store_matrix_sync(c, acc, 16, stubs.wmma.mem_row_major)
+
+    a = np.ones(256, np.float32)
+    c = np.zeros(256, np.float32)
+    k[1, 32](a, c)
+    assert np.all(c == 8)
