@@ -128,6 +128,13 @@ class FragmentModel(models.PrimitiveModel):
     def __init__(self, dmm, fe_type):
         super().__init__(dmm, fe_type, ir.PointerType(fe_type.storage_type))
 
+    def as_return(self, builder, value):
+        # the registers live in the creating function's frame: returned, they would dangle
+        raise errors.TypingError(
+            f"a {self.fe_type} cannot be returned from a device function (it lives in the "
+            "function that created it); create it in the caller and pass it in, device "
+            "functions write fragments in place")
+
 
 # ---- typing ------------------------------------------------------------------------------
 

@@ -273,6 +273,21 @@ def test_fragments_pass_to_device_functions():
     assert "wmma.mma.sync.aligned.row.row.m16n16k16.f32.f32" in ptx
 
 
+def test_a_fragment_cannot_be_returned_from_a_device_function():
+    @cuda.jit(device=True)
+    def make():
+        return cuda.wmma.fragment(cuda.wmma.accumulator, 16, 16, 16, np.float32)
+
+    def kernel(c):
+        acc = make()
+        cuda.wmma.fill_fragment(acc, 1)
+        cuda.wmma.store_matrix_sync(c, acc, 16, cuda.wmma.mem_row_major)
+
+    with pytest.raises(Exception, match="cannot be returned from a device function") as info:
+        cuda.compile_ptx(kernel, (types.float32[:, ::1],), cc=(8, 0))
+    assert "create it in the caller and pass it in" in str(info.value)
+
+
 # ---- on the GPU ----------------------------------------------------------------------------
 
 def _gpu_tiles(kind):
