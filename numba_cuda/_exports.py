@@ -63,6 +63,8 @@ KERNEL_LANGUAGE = {
         "nanosleep", "fp16", "cg",
         # half precision, bfloat16 and vector types (issue 5)
         "bf16", *_VECTOR_TYPES,
+        # tensor cores (issue 23)
+        "wmma",
     )
 }
 

@@ -158,6 +158,31 @@ cg = _namespace(
                    "The type of this_grid()'s value; it exists only inside kernels."),
 )
 
+# ---- tensor cores (numba_cuda.lang.wmma) ------------------------------------------------
+wmma = _namespace(
+    "wmma",
+    "Warp matrix multiply-accumulate on tensor cores, as CUDA C++'s nvcuda::wmma: fragments, "
+    "load_matrix_sync, store_matrix_sync, fill_fragment, mma_sync; see numba_cuda.lang.wmma.",
+    fragment=_fn("wmma.fragment", "fragment(use, m, n, k, dtype[, layout]): a warp's fragment of a matrix."),
+    load_matrix_sync=_fn("wmma.load_matrix_sync",
+                         "load_matrix_sync(frag, array, ldm[, mem_layout]): load a tile (every lane of the warp)."),
+    store_matrix_sync=_fn("wmma.store_matrix_sync",
+                          "store_matrix_sync(array, frag, ldm, mem_layout): store an accumulator tile."),
+    fill_fragment=_fn("wmma.fill_fragment", "fill_fragment(frag, value): every element of frag = value."),
+    mma_sync=_fn("wmma.mma_sync", "mma_sync(d, a, b, c): d = a @ b + c on the warp's tensor cores."),
+    **{name: Stub(f"numba.cuda.wmma.{name}", doc) for name, doc in (
+        ("matrix_a", "Fragment use: the m x k left operand."),
+        ("matrix_b", "Fragment use: the k x n right operand."),
+        ("accumulator", "Fragment use: the m x n accumulator (c and d)."),
+        ("row_major", "Fragment layout of matrix_a/matrix_b: rows are contiguous in memory."),
+        ("col_major", "Fragment layout of matrix_a/matrix_b: columns are contiguous in memory."),
+        ("mem_row_major", "Memory layout of an accumulator tile for load/store: row-major."),
+        ("mem_col_major", "Memory layout of an accumulator tile for load/store: column-major."),
+        ("bf16", "Element type of bfloat16 matrix_a/matrix_b fragments (arrays of uint16 bit patterns)."),
+        ("tf32", "Element type of TensorFloat-32 matrix_a/matrix_b fragments (float32 arrays, rounded on load)."),
+    )},
+)
+
 # ---- misc ------------------------------------------------------------------------------
 nanosleep = _fn("nanosleep", "nanosleep(ns): suspend the thread for about ns nanoseconds.")
 

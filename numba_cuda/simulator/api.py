@@ -98,6 +98,7 @@ from .kernelapi import (  # noqa: F401
     threadfence_system,
     threadIdx,
     warpsize,
+    wmma,
 )
 from numba.misc.special import literal_unroll  # noqa: F401
 from ..linking.linkable import (  # noqa: F401  (pure Python: the GPU's classes)

@@ -279,8 +279,26 @@ def warp_results(group):
             members |= 1 << t.lane
         for t in group:
             t.sendval = np.uint32(members)
+    elif op in EXTENSION_RESULTS:
+        EXTENSION_RESULTS[op](group)
     else:  # pragma: no cover - all opcodes are listed above
         raise AssertionError(op)
+
+
+#: opcode -> results function of warp collectives defined in other modules (``wmma``)
+EXTENSION_RESULTS = {}
+
+
+def register_warp_collectives(ops, builders):
+    """Add warp collectives defined elsewhere: ``ops`` maps opcode -> (name for messages,
+    ``results(group)`` that sets each thread's ``sendval``), ``builders`` maps the dynamic
+    function -> its request builder (the transformer rewrites calls of the first into yields of
+    the second).  Requests are ``(op, mask, ...)`` as here.  Call at import, before
+    :mod:`.transform` is imported (:mod:`.kernelapi` imports the modules that call it)."""
+    for op, (name, results) in ops.items():
+        NAMES[op] = name
+        EXTENSION_RESULTS[op] = results
+    REQUEST_BUILDERS.update(builders)
 
 
 # ---- dynamic entry points -------------------------------------------------------------

@@ -15,6 +15,7 @@ from . import atomics as _atomics
 from . import bitops as _bitops
 from . import collectives as _coll
 from . import kernelmemory as _mem
+from . import wmma as _wmma
 from .threadstate import WARP_SIZE, state
 
 
@@ -196,6 +197,9 @@ brev = _bitops.brev
 fma = _bitops.fma
 cbrt = _bitops.cbrt
 selp = _bitops.selp
+
+#: tensor cores (``cuda.wmma``), see :mod:`.wmma`
+wmma = _wmma.namespace
 
 
 # ---- cooperative groups ---------------------------------------------------------------
