@@ -17,19 +17,22 @@ the last bits.  Complex arrays have ``sum``, ``prod``, ``mean``, ``var``, ``std`
 ``any``, ``count_nonzero`` (NumPy orders complex numbers for ``min``/``max``; these take real
 and boolean arrays).
 
-The implementations are ``@overload``/``@overload_method`` for the ``cuda`` target, so they
-are typed and compiled by this package's pipeline like any third-party overload.
+The functions are ``@overload`` s for the ``cuda`` target, typed and compiled by this
+package's pipeline like any third-party overload.  The methods (``a.sum()``) are typed and
+lowered here as calls of those functions, under keys of their own: an ``@overload_method`` of
+``ndarray`` would share its lowering key with Numba's CPU ``@overload_method`` of the same
+name (``(Array, "max")``), whose lowering Numba registers where this target finds it too.
 """
 
 import warnings
 
 import numpy as np
 from numba.core import types
-from numba.core.extending import overload, overload_method
+from numba.core.extending import overload
 from numba.core.imputils import Registry as LoweringRegistry
-from numba.core.typing.templates import Registry as TypingRegistry
+from numba.core.typing.templates import AttributeTemplate, Registry as TypingRegistry, bound_function
 
-# The overloads register with Numba's global registries; the family's own are empty.
+# The function overloads register with Numba's global registries; the methods are here.
 typing_registry = TypingRegistry()
 lowering_registry = LoweringRegistry("numba_cuda.lang.numpy_reductions")
 
@@ -75,8 +78,6 @@ def _function_and_method(name, np_funcs=(), method=True):
         for fn in (getattr(np, name, None), *np_funcs):
             if fn is not None:
                 overload(fn, target=TARGET)(typer)
-        if method:
-            overload_method(types.Array, name, target=TARGET)(typer)
         return typer
 
     return register
@@ -314,3 +315,46 @@ _function_and_method("nanstd", method=False)(_variance(True, True))
 from .numpy_names import REDUCTION_FUNCTIONS as FUNCTIONS, REDUCTION_METHODS as METHODS  # noqa: E402
 
 assert set(TYPERS) == set(FUNCTIONS), sorted(set(TYPERS) ^ set(FUNCTIONS))
+
+
+# ---- ndarray methods: calls of the functions above -------------------------------------------
+
+
+def _method_key(name):
+    return f"numba_cuda.ndarray.{name}"
+
+
+def _method_typer(name):
+    function = getattr(np, name)
+
+    @bound_function(_method_key(name))
+    def resolve(self, ary, args, kws):
+        if not _array(ary) or args or kws:
+            return None  # no axis=, dtype=, out=: Numba's "unknown attribute" error follows
+        fnty = self.context.resolve_value_type(function)
+        sig = self.context.resolve_function_type(fnty, (ary,), {})
+        return None if sig is None else sig.return_type(*args)
+
+    return resolve
+
+
+def _method_lowering(name):
+    function = getattr(np, name)
+
+    def lower_method(context, builder, sig, args):
+        typingctx = context.typing_context
+        fnty = typingctx.resolve_value_type(function)
+        fsig = typingctx.resolve_function_type(fnty, (sig.args[0],), {})
+        return context.get_function(fnty, fsig)(builder, args)
+
+    return lower_method
+
+
+class _ArrayReductionMethods(AttributeTemplate):
+    key = types.Array
+
+
+for _name in METHODS:
+    setattr(_ArrayReductionMethods, f"resolve_{_name}", _method_typer(_name))
+    lowering_registry.lower(_method_key(_name), types.Array)(_method_lowering(_name))
+typing_registry.register_attr(_ArrayReductionMethods)
