@@ -70,3 +70,32 @@ def normalize_dims(value, what):
             )
         out.append(size)
     return tuple(out) + (1,) * (3 - len(out))
+
+
+def normalize_launch_bounds(value):
+    """``launch_bounds=`` as a tuple of 1 to 3 positive ints (an int is a 1-tuple), or None."""
+    if value is None:
+        return None
+    items = (value,) if isinstance(value, int) and not isinstance(value, bool) else value
+    try:
+        items = tuple(items)
+    except TypeError:
+        items = None
+    if (not items or len(items) > 3
+            or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in items)):
+        raise ValueError(
+            f"launch_bounds must be an int (the most threads per block) or a tuple of 1 to 3 "
+            f"positive ints (max threads per block, min blocks per multiprocessor, max blocks "
+            f"per cluster), got {value!r}")
+    return tuple(int(v) for v in items)
+
+
+def check_launch_bounds(launch_bounds, block):
+    """A launch of ``block`` threads per block within a kernel's ``launch_bounds`` (or its
+    LaunchConfigError, as the GPU refuses such a launch)."""
+    if launch_bounds:
+        threads = block[0] * block[1] * block[2]
+        if threads > launch_bounds[0]:
+            raise LaunchConfigError(
+                f"blockdim {tuple(block)} has {threads} threads per block, over the kernel's "
+                f"launch_bounds of {launch_bounds[0]} threads per block")

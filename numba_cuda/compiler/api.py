@@ -21,13 +21,14 @@ def _resolve_cc(cc):
 
 
 def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False, cc=None,
-            opt=None, abi="c", abi_info=None, output="ptx"):
+            opt=None, abi="c", abi_info=None, output="ptx", forceinline=False, launch_bounds=None):
     """Compile ``pyfunc`` for ``sig`` and return ``(code, return_type)``.
 
     ``output="ptx"`` gives PTX text; ``output="ltoir"`` gives LTO-IR bytes (libNVVM ``-gen-lto``).
     ``abi="c"`` (device functions only) exports a C-ABI function named ``abi_info["abi_name"]``
     (default: the Python name); ``abi="numba"`` exports the Numba-ABI function
-    ``i32 f(ret*, args...)``.
+    ``i32 f(ret*, args...)``.  ``forceinline=True`` inlines the function into its callers (and
+    device functions it calls into it); ``launch_bounds`` (kernels) as ``cuda.jit``'s.
     """
     from ..errors import UnsupportedCompileOption
 
@@ -41,7 +42,12 @@ def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False
             "The C ABI is not supported for kernels: abi='c' is only for device functions "
             "(device=True); kernels use the CUDA kernel ABI (abi='numba', the default of "
             "compile_ptx)")
-    options = CompileOptions.from_user(debug=debug, lineinfo=lineinfo, fastmath=fastmath, opt=opt)
+    if launch_bounds is not None and device:
+        raise UnsupportedCompileOption(
+            "launch_bounds applies to kernels (device=False): a device function runs with its "
+            "caller's block")
+    options = CompileOptions.from_user(debug=debug, lineinfo=lineinfo, fastmath=fastmath, opt=opt,
+                                       inline=bool(forceinline), launch_bounds=launch_bounds)
     if nvvm.is_loaded():
         cc = _resolve_cc(cc)
         library, resty = compile_to_library(pyfunc, sig, options, device=device, abi=abi,
@@ -99,11 +105,12 @@ def compile_to_library(pyfunc, sig, options, device=True, abi="numba", abi_info=
 
 
 def compile_ptx(pyfunc, sig, device=False, cc=None, fastmath=False, opt=True, lineinfo=False,
-                abi="numba", abi_info=None, debug=None):
+                abi="numba", abi_info=None, debug=None, forceinline=False, launch_bounds=None):
     """Compile to PTX; returns ``(ptx, return_type)``.  Kernels by default (``device=False``)."""
     check_function(getattr(pyfunc, "py_func", pyfunc), api="cuda.compile_ptx")
     return compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath,
-                   cc=cc, opt=opt, abi=abi, abi_info=abi_info, output="ptx")
+                   cc=cc, opt=opt, abi=abi, abi_info=abi_info, output="ptx",
+                   forceinline=forceinline, launch_bounds=launch_bounds)
 
 
 def declare_device(name, sig, link=None):

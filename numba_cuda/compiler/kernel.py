@@ -87,7 +87,8 @@ class CompiledKernel:
             debug_location = (code.co_filename, code.co_firstlineno, not options.debug)
         report = options.reports_exceptions
         targetctx.make_kernel(library, fndesc, self.entry_name, options.max_registers,
-                              debug_location, report_errors=report)
+                              debug_location, report_errors=report,
+                              launch_bounds=options.launch_bounds)
         library.finalize()
         self.library = library
         self.error_global = self.exceptions = None

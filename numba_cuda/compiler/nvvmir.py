@@ -51,14 +51,21 @@ def ir_version_text(module, text):
     return f"{text}{newline}!nvvmir.version = !{{ !{number} }}\n!{number} = !{{ {operands} }}"
 
 
-def mark_kernel(module, function, max_registers=None, keep=()):
+#: ``launch_bounds`` items -> their NVVM annotations (PTX .maxntid, .minnctapersm, .maxclusterrank)
+LAUNCH_BOUND_ANNOTATIONS = ("maxntidx", "minctasm", "cluster_max_blocks")
+
+
+def mark_kernel(module, function, max_registers=None, keep=(), launch_bounds=None):
     """Mark ``function`` as a kernel entry point (``!nvvm.annotations`` ``!"kernel"``), with a
-    ``!"maxnreg"`` annotation (PTX ``.maxnreg``) when ``max_registers`` is given.  ``keep``:
+    ``!"maxnreg"`` annotation (PTX ``.maxnreg``) when ``max_registers`` is given and
+    ``!"maxntidx"``/``!"minctasm"``/``!"maxclusterrank"`` for ``launch_bounds``.  ``keep``:
     globals the host looks up by name, kept (``@llvm.used``) through nvJitLink LTO too."""
     annotations = module.add_named_metadata("nvvm.annotations")
     annotations.add(module.add_metadata([function, "kernel", ir.IntType(32)(1)]))
     if max_registers:
         annotations.add(module.add_metadata([function, "maxnreg", ir.IntType(32)(int(max_registers))]))
+    for name, value in zip(LAUNCH_BOUND_ANNOTATIONS, launch_bounds or ()):
+        annotations.add(module.add_metadata([function, name, ir.IntType(32)(int(value))]))
     # nvJitLink's LTO keeps only what @llvm.used reaches (the annotation is not enough there).
     i8p = ir.IntType(8).as_pointer()
     kept = [function, *keep]

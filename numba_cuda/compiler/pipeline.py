@@ -21,6 +21,7 @@ from numba.core.untyped_passes import InlineClosureLikes
 from . import collection_pause, source_files
 from .containers import RejectAllocatingContainers
 from .strings import RejectStringBuilding
+from ..launch_dims import normalize_launch_bounds
 from .try_blocks import RejectTryBlocks
 from .device_errors import CUDALower
 from .pass_manager import (
@@ -47,6 +48,9 @@ class CompileOptions:
     max_registers: int | None = None
     boundscheck: bool = False
     lto: bool = False
+    #: kernels: (max threads per block[, min blocks per multiprocessor[, max blocks per
+    #: cluster]]), PTX ``.maxntid``/``.minnctapersm``/``.maxclusterrank``; None: no bounds
+    launch_bounds: tuple | None = None
 
     @property
     def reports_exceptions(self):
@@ -65,7 +69,7 @@ class CompileOptions:
 
     @classmethod
     def from_user(cls, debug=None, lineinfo=False, fastmath=False, opt=None, inline=False,
-                  max_registers=None, boundscheck=None, lto=False):
+                  max_registers=None, boundscheck=None, lto=False, launch_bounds=None):
         debug = _switch("debug", debug)
         lineinfo = _switch("lineinfo", lineinfo)
         lto = _switch("lto", lto)
@@ -85,7 +89,7 @@ class CompileOptions:
                 raise ValueError(f"max_registers must be a positive int, got {max_registers!r}")
         return cls(debug=debug, lineinfo=bool(lineinfo), fastmath=fastmath_flags(fastmath), opt=bool(opt),
                    inline=bool(inline), max_registers=max_registers, boundscheck=boundscheck,
-                   lto=bool(lto))
+                   lto=bool(lto), launch_bounds=normalize_launch_bounds(launch_bounds))
 
 
 def _switch(name, value, none=False):

@@ -322,7 +322,7 @@ class CUDATargetContext(BaseContext):
         return {}
 
     def make_kernel(self, library, fndesc, entry_name, max_registers=None, debug_location=None,
-                    report_errors=False):
+                    report_errors=False, launch_bounds=None):
         """Add a module to ``library`` with the kernel ``entry_name`` wrapping the device function
         ``fndesc``.  Returns the flattened LLVM argument types.
 
@@ -338,14 +338,14 @@ class CUDATargetContext(BaseContext):
 
         if debug_location is None:
             template = self.kernel_wrapper_template(fndesc.argtypes, fndesc.restype,
-                                                    max_registers, report_errors)
+                                                    max_registers, report_errors, launch_bounds)
             library.add_ir_text(kernel_wrapper.module_name(entry_name),
                                 template.render(entry_name, fndesc.llvm_func_name))
             ll_args = list(template.ll_args)
         else:
             module, ll_args = self.build_kernel_wrapper(
                 fndesc.argtypes, fndesc.restype, entry_name, fndesc.llvm_func_name,
-                max_registers, report_errors, debug_location, fndesc)
+                max_registers, report_errors, debug_location, fndesc, launch_bounds)
             library.add_ir_module(module)
         if report_errors:
             from . import device_errors
@@ -354,17 +354,19 @@ class CUDATargetContext(BaseContext):
         library.kernel_names.add(entry_name)
         return ll_args
 
-    def kernel_wrapper_template(self, argtypes, restype, max_registers=None, report_errors=False):
+    def kernel_wrapper_template(self, argtypes, restype, max_registers=None, report_errors=False,
+                                launch_bounds=None):
         """The ``kernel_wrapper.WrapperTemplate`` of kernels with these properties (cached)."""
         from . import kernel_wrapper
 
-        key = (tuple(argtypes), restype, max_registers or None, bool(report_errors))
+        key = (tuple(argtypes), restype, max_registers or None, bool(report_errors),
+               launch_bounds or None)
         cache = self._wrapper_templates
         template = cache.get(key)
         if template is None:
             module, ll_args = self.build_kernel_wrapper(
                 argtypes, restype, kernel_wrapper.ENTRY, kernel_wrapper.CALLEE, max_registers,
-                report_errors)
+                report_errors, launch_bounds=launch_bounds)
             nvvmir.add_ir_version(module)
             template = kernel_wrapper.WrapperTemplate(nvvmir.downgrade_for_llvm7(str(module)),
                                                       ll_args)
@@ -374,7 +376,8 @@ class CUDATargetContext(BaseContext):
         return template
 
     def build_kernel_wrapper(self, argtypes, restype, entry_name, callee_name, max_registers=None,
-                             report_errors=False, debug_location=None, fndesc=None):
+                             report_errors=False, debug_location=None, fndesc=None,
+                             launch_bounds=None):
         """Build the kernel wrapper module with ``llvmlite.ir``: ``(module, ll_args)``.
         ``fndesc`` (names and arguments for debug info) is needed with ``debug_location``."""
         from . import kernel_wrapper
@@ -405,7 +408,7 @@ class CUDATargetContext(BaseContext):
         builder.ret_void()
         if dibuilder is not None:
             dibuilder.finalize()
-        nvvmir.mark_kernel(module, wrapper, max_registers, keep=keep)
+        nvvmir.mark_kernel(module, wrapper, max_registers, keep=keep, launch_bounds=launch_bounds)
         return module, ll_args
 
     def make_c_abi_wrapper(self, library, fndesc, abi_name):

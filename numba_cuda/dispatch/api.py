@@ -22,12 +22,12 @@ def _is_signature(obj):
 
 
 _JIT_OPTIONS = ("device", "inline", "link", "debug", "opt", "lineinfo", "fastmath", "max_registers",
-                "cache", "boundscheck", "lto", "extensions")
+                "cache", "boundscheck", "lto", "extensions", "launch_bounds")
 
 
 def jit(func_or_sig=None, *, device=False, inline="never", link=(), debug=None, opt=None,
         lineinfo=False, cache=False, fastmath=False, max_registers=None, boundscheck=None,
-        lto=False, extensions=None, **kws):
+        lto=False, extensions=None, launch_bounds=None, **kws):
     """Compile a Python function for the GPU, lazily (per argument types at launch) or eagerly
     for one or several signatures.
 
@@ -41,6 +41,10 @@ def jit(func_or_sig=None, *, device=False, inline="never", link=(), debug=None, 
     LTO-IR and linked with its ``link=`` files by nvJitLink with link-time optimisation when
     it is loaded.  ``extensions``: Numba's kernel extensions (objects with
     ``prepare_args(ty, val, stream=, retr=)``), also reachable as ``kernel.extensions``.
+    ``launch_bounds=n`` or ``(n, min_blocks[, max_cluster_blocks])``: the most threads per block
+    a launch will use (PTX ``.maxntid``; a launch with more fails), the fewest blocks per
+    multiprocessor wanted (``.minnctapersm``) and, from compute capability 9.0, the most blocks
+    per cluster (``.maxclusterrank``), as CUDA C++'s ``__launch_bounds__``.
     """
     unknown = set(kws) - set(NUMBA_INTERNAL_OPTIONS)
     if unknown:
@@ -57,7 +61,7 @@ def jit(func_or_sig=None, *, device=False, inline="never", link=(), debug=None, 
     options = {"device": device, "inline": inline, "link": list(link), "debug": debug, "opt": opt,
                "lineinfo": lineinfo, "fastmath": fastmath, "max_registers": max_registers,
                "cache": cache, "boundscheck": boundscheck, "lto": lto,
-               "extensions": list(extensions or ())}
+               "extensions": list(extensions or ()), "launch_bounds": launch_bounds}
 
     def decorate(func, sigs=None):
         if isinstance(func, CUDADispatcher):
@@ -98,12 +102,16 @@ def _current_device_cc():
 
 
 def compile_for_current_device(pyfunc, sig, debug=None, lineinfo=False, device=True,
-                               fastmath=False, opt=None, abi="c", abi_info=None, output="ptx"):
+                               fastmath=False, opt=None, abi="c", abi_info=None, output="ptx",
+                               forceinline=False, launch_bounds=None):
     return compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath,
-                   cc=_current_device_cc(), opt=opt, abi=abi, abi_info=abi_info, output=output)
+                   cc=_current_device_cc(), opt=opt, abi=abi, abi_info=abi_info, output=output,
+                   forceinline=forceinline, launch_bounds=launch_bounds)
 
 
 def compile_ptx_for_current_device(pyfunc, sig, device=False, fastmath=False, opt=True,
-                                   lineinfo=False, abi="numba", abi_info=None, debug=None):
+                                   lineinfo=False, abi="numba", abi_info=None, debug=None,
+                                   forceinline=False, launch_bounds=None):
     return compile_ptx(pyfunc, sig, device=device, cc=_current_device_cc(), fastmath=fastmath,
-                       opt=opt, lineinfo=lineinfo, abi=abi, abi_info=abi_info, debug=debug)
+                       opt=opt, lineinfo=lineinfo, abi=abi, abi_info=abi_info, debug=debug,
+                       forceinline=forceinline, launch_bounds=launch_bounds)

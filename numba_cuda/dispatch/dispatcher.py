@@ -28,7 +28,7 @@ from .. import launchconfig, pickling
 from ..args import ParameterBinder
 from ..compiler.pipeline import CompileOptions, CUDACompiler, compile_cuda
 from ..compiler.target import NUMBA_INTERNAL_OPTIONS, cuda_target
-from ..launch_dims import normalize_dims
+from ..launch_dims import check_launch_bounds, normalize_dims
 from ..unsupported import argument_error, argument_problem, check_function
 from ..errors import (CompilationDisabledError, KernelArgumentError, LaunchConfigError,
                       LaunchConfigTypeError)
@@ -81,6 +81,8 @@ class LaunchConfiguration:
         if not isinstance(sharedmem, int) or sharedmem < 0:
             raise LaunchConfigError(f"dynamic shared memory must be a non-negative int of bytes, got {sharedmem!r}")
         self.sharedmem = sharedmem
+        if dispatcher.options.launch_bounds:
+            check_launch_bounds(dispatcher.options.launch_bounds, self.blockdim)
         self.pre_launch_callbacks = []
         self.args = None
         self._kernel_launch_config_sensitive = False
@@ -237,7 +239,7 @@ class CUDADispatcher(Dispatcher):
         self.link = list(targetoptions.pop("link", None) or ())
         user = {k: targetoptions.pop(k) for k in list(targetoptions)
                 if k in ("debug", "lineinfo", "fastmath", "opt", "inline", "max_registers",
-                         "boundscheck", "lto")}
+                         "boundscheck", "lto", "launch_bounds")}
         #: Numba's kernel extensions: objects whose ``prepare_args(ty, val, stream=, retr=)``
         #: may replace each argument (and its type) before a launch; ``retr`` collects
         #: callables run after it (copies back)
@@ -612,7 +614,7 @@ class CUDADispatcher(Dispatcher):
                 "debug": o.debug, "lineinfo": o.lineinfo,
                 "fastmath": o.fastmath, "opt": o.opt, "inline": o.inline,
                 "max_registers": o.max_registers, "boundscheck": o.boundscheck, "lto": o.lto,
-                "extensions": list(self.extensions)}
+                "extensions": list(self.extensions), "launch_bounds": o.launch_bounds}
 
     # ---- inspection -------------------------------------------------------------------
     def _select(self, signature):

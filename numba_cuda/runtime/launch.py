@@ -67,8 +67,8 @@ def validate_launch_config(griddim, blockdim, sharedmem, limits, kernel_max_thre
     if kernel_max_threads is not None and threads > kernel_max_threads:
         raise LaunchConfigError(
             f"blockdim {block} has {threads} threads per block, but this kernel can run at most "
-            f"{kernel_max_threads} per block (its register use limits it); launch smaller "
-            f"blocks or compile with fewer registers (max_registers)")
+            f"{kernel_max_threads} per block (its register use or launch_bounds limit it); "
+            f"launch smaller blocks or compile with fewer registers (max_registers)")
     for axis, value in zip("XYZ", grid):
         limit = _limit(limits, f"MAX_GRID_DIM_{axis}")
         if limit is not None and value > limit:

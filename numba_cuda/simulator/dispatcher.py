@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import pickling
 from ..args import ArgHint, ParameterBinder
+from ..launch_dims import check_launch_bounds, normalize_launch_bounds
 from ..errors import CudaError, LaunchConfigError, LaunchConfigTypeError, NotAvailableInSimulator  # noqa: F401
 from ..unsupported import argument_error, argument_problem, check_function
 from . import collectives, devicearray, launchconfig, sanitizer, scheduler
@@ -200,6 +201,8 @@ class SimKernel(_SimFunction):
         self.extensions = list(options.get("extensions") or ())
         #: keyword arguments and defaults of a launch -> the positional tuple, as on the GPU
         self._binder = ParameterBinder(pyfunc)
+        #: launches with more threads per block are refused, as on the GPU
+        self._launch_bounds = normalize_launch_bounds(options.get("launch_bounds"))
 
     def __repr__(self):
         return f"<simulated CUDA kernel {self.py_func.__qualname__}>"
@@ -216,6 +219,8 @@ class SimKernel(_SimFunction):
         stream = config[2] if len(config) > 2 else 0
         sharedmem = config[3] if len(config) > 3 else 0
         grid, block = launchconfig.normalize(griddim, blockdim, sharedmem)
+        if self._launch_bounds:
+            check_launch_bounds(self._launch_bounds, block)
         return _Launcher(self, grid, block, stream, int(sharedmem))
 
     def __call__(self, *args, **kwargs):
