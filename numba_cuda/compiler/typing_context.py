@@ -194,6 +194,18 @@ class CUDATypingContext(typing.BaseContext):
         fnty._impl_keys[sig.args] = impl_key
         return sig
 
+    def _get_attribute_templates(self, typ):
+        # This target's own templates first (the kernel-language families' and cuda-target
+        # overloads), then the generic ones, each in Numba's order: Numba tries them in
+        # registration order and takes the first that answers, so a generic @overload_method
+        # registered earlier in the process (Numba's ndarray.max, when a CPU function used it)
+        # would shadow this target's method of the same name.
+        templates = list(super()._get_attribute_templates(typ))
+        ours = [t for t in templates if _is_cuda_template(t)]
+        if not ours or len(ours) == len(templates):
+            return iter(templates)
+        return iter(ours + [t for t in templates if not _is_cuda_template(t)])
+
     def resolve_getattr(self, typ, attr):
         # Not for modules: a module attribute that is a constant is typed from its current
         # value, which the program may change between compiles.
@@ -241,6 +253,15 @@ class CUDATypingContext(typing.BaseContext):
                                functools.partial(super().resolve_value_type, val),
                                remember_none=False)
         return super().resolve_value_type(val)
+
+
+def _is_cuda_template(template):
+    """A typing template of this target: a kernel-language family's, or a ``target="cuda"``
+    overload's."""
+    metadata = getattr(template, "metadata", None)
+    if isinstance(metadata, dict) and metadata.get("target") == "cuda":
+        return True
+    return getattr(template, "__module__", "").startswith("numba_cuda.")
 
 
 _UNKNOWN = object()

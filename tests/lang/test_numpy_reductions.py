@@ -181,3 +181,28 @@ def test_the_docs_example_compiles():
 
     ptx, _ = cuda.compile_ptx(stats, (types.float64[:, :], types.float64[:]), cc=(7, 5))
     assemble(ptx, (7, 5))
+
+
+def test_methods_after_numbas_cpu_methods_compiled_in_the_process():
+    """Numba's CPU @overload_method lowerings for ndarray (max, mean, var ...) are registered
+    where this target finds them too; the methods here must not be lowered with those."""
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent("""
+        import numpy as np
+        from numba import cuda, njit, types
+        @njit
+        def cpu(x):
+            return x.max() + x.min() + x.mean() + x.var() + x.std() + x.prod() + x.argmax() + x.all()
+        cpu(np.ones((2, 2), np.float32))
+        def k(x, out):
+            out[0] = x.max() + x.min() + x.mean() + x.var() + x.std() + x.prod() + x.argmax() + x.all()
+            out[1] = x.sum()
+        cuda.compile_ptx(k, (types.float32[:, :], types.float64[:]), cc=(7, 5))
+        print("OK")
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.strip() == "OK"
