@@ -44,6 +44,7 @@ SAME_MODULE = {
 PER_TARGET_MODULE = {
     "numba.cuda.api": ("numba_cuda.simulator.api", "numba_cuda.runtime.api"),
     "numba.cuda.kernels.reduction": ("numba_cuda.simulator.reduction", "numba_cuda.ufuncs.reduction"),
+    "numba.cuda.libdevice": ("numba_cuda.simulator.libdevice", "numba_cuda.libdevice"),
 }
 
 # name -> expression that must be true after ``from numba import cuda`` (both targets)
