@@ -831,3 +831,16 @@ def test_the_gpu_targets_stubs_run_as_the_simulators_functions_in_simulated_kern
     out = np.zeros(2, np.int64)
     k[1, 1](out)
     assert list(out) == [31, 1]
+
+
+def test_cuda_fma_of_float32_values_rounds_once_as_fmaf():
+    # the exact product plus c lands, in float64, on a float32 midpoint: rounding to float64
+    # first, then to float32 (ties to even), would give 1 + 2**-11
+    @cuda.jit
+    def k(out, a, c):
+        out[0] = cuda.fma(a[0], a[0], c[0])
+        out[1] = cuda.libdevice.fmaf(a[0], a[0], c[0])
+
+    out = np.zeros(2, np.float32)
+    k[1, 1](out, np.array([1 + 2.0**-12], np.float32), np.array([2.0**-70], np.float32))
+    assert list(out) == [1 + 2.0**-11 + 2.0**-23] * 2
