@@ -109,6 +109,10 @@ CHECKS = {
                        "('<lambda>') == '_3clambda_3e' and "
                        "__import__('numba.cuda.itanium_mangler', fromlist=['x']).mangle_identifier "
                        "is numba.core.itanium_mangler.mangle_identifier",
+    "simulator.kernel.FakeCUDAKernel": "issubclass(__import__('numba_cuda.simulator.dispatcher', "
+                                       "fromlist=['x']).SimDeviceFunction, __import__("
+                                       "'numba.cuda.simulator.kernel', fromlist=['x'])"
+                                       ".FakeCUDAKernel)",
     "cudadrv submodules as attributes": "cuda.cudadrv.nvrtc is "
                                         "__import__('numba_cuda.linking.nvrtc', fromlist=['x'])",
 }

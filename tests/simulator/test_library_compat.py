@@ -182,3 +182,13 @@ def test_alignments_the_compiler_refuses_are_refused_alike(alignment, wording, k
         except ImportError as exc:  # pragma: no cover - the compiler's imports are all there
             pytest.skip(f"compiler unavailable: {exc}")
         assert refusal is not None and wording in refusal, refusal
+
+
+def test_the_peers_class_name_covers_kernels_and_device_functions():
+    from numba_cuda.simulator.kernel import FakeCUDAKernel, FakeOverload, FakeOverloadDict
+
+    dev, ker = cuda.jit(device=True)(_device_fn), cuda.jit(_kernel)
+    assert isinstance(dev, FakeCUDAKernel) and isinstance(ker, FakeCUDAKernel)
+    assert isinstance(ker.overloads, FakeOverloadDict)
+    assert isinstance(ker.overloads[()], FakeOverload)
+    assert ker.overloads[()].max_cooperative_grid_blocks(32) >= 1
