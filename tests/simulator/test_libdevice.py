@@ -844,3 +844,33 @@ def test_cuda_fma_of_float32_values_rounds_once_as_fmaf():
     out = np.zeros(2, np.float32)
     k[1, 1](out, np.array([1 + 2.0**-12], np.float32), np.array([2.0**-70], np.float32))
     assert list(out) == [1 + 2.0**-11 + 2.0**-23] * 2
+
+
+@pytest.mark.parametrize("prefix", ["f", "d"])
+def test_rounding_modes_on_random_operands(prefix):
+    # host calls (the kernel path is covered above): operands over the whole exponent range,
+    # subnormals and overflow included, against the bracketing of the exact result
+    import random
+
+    dtype, (lo_e, hi_e) = (np.float32, (-150, 127)) if prefix == "f" else (np.float64, (-1075, 1023))
+    rng = random.Random(19)
+
+    def operand():
+        with np.errstate(all="ignore"):
+            return dtype(rng.choice((-1, 1)) * rng.random() * 2.0 ** rng.randint(lo_e, hi_e))
+
+    for _ in range(150):
+        a, b, c = operand(), operand(), operand()
+        for mode in MODES:
+            for op in _EXACT:
+                if op == "div" and b == 0:
+                    continue
+                q = _EXACT[op](F(float(a)), F(float(b)))
+                got = getattr(LD, f"{prefix}{op}_{mode}")(a, b)
+                assert same(got, _expected(q, dtype, mode, a, b, op)), (op, mode, a, b, got)
+            q = F(float(a)) * F(float(b)) + F(float(c))
+            got = getattr(LD, f"fmaf_{mode}" if prefix == "f" else f"fma_{mode}")(a, b, c)
+            assert same(got, _expected(q, dtype, mode, a, b, "add")), ("fma", mode, a, b, c, got)
+            got = getattr(LD, f"{prefix}sqrt_{mode}")(abs(a))
+            assert same(got, rounded_sqrt(F(float(abs(a))), dtype, mode) if a else dtype(0)), \
+                ("sqrt", mode, a, got)
