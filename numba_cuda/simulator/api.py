@@ -113,6 +113,7 @@ from ..linking.linkable import (  # noqa: F401  (pure Python: the GPU's classes)
 )
 from ..types import *  # noqa: F401,F403  (float32, void ...: Numba's types, as on the GPU)
 from .bfloat16 import bf16  # noqa: F401
+from . import libdevice  # noqa: F401 - cuda.libdevice (numba.cuda.libdevice is this module too)
 from .cachehints import ldca, ldcg, ldcs, ldcv, ldlu, stcg, stcs, stwb, stwt  # noqa: F401
 from .memory_managers import *  # noqa: F401,F403  (the EMM/IPC names, as in cudadrv.driver)
 from .memory_managers import open_ipc_array  # noqa: F401

@@ -5,9 +5,6 @@ a Python int is an ``int64`` (what Numba types it as).  Results keep the
 argument's numpy type.
 """
 
-import math
-from fractions import Fraction
-
 import numpy as np
 
 
@@ -61,23 +58,14 @@ def _is_f32(*values):
     return all(isinstance(v, (np.float32, np.float16)) for v in values)
 
 
-if hasattr(math, "fma"):
-    _fma64 = math.fma
-else:
-
-    def _fma64(a, b, c):
-        a, b, c = float(a), float(b), float(c)
-        if not (math.isfinite(a) and math.isfinite(b) and math.isfinite(c)):
-            return a * b + c
-        return float(Fraction(a) * Fraction(b) + Fraction(c))
-
-
 def fma(a, b, c):
-    """``a * b + c`` rounded once."""
+    """``a * b + c`` rounded once (in float32 when all three are float32: rounding the exact
+    product plus ``c`` to float64 first, then to float32, can round twice)."""
+    from . import rounding
+
     if _is_f32(a, b, c):
-        # The product of two float32 values is exact in float64.
-        return np.float32(float(a) * float(b) + float(c))
-    return _fma64(a, b, c)
+        return np.float32(rounding.fma(float(a), float(b), float(c), rounding.F32, "rn"))
+    return rounding.fma(float(a), float(b), float(c), rounding.F64, "rn")
 
 
 def cbrt(x):

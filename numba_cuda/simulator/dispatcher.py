@@ -87,7 +87,24 @@ class _SimFunction:
         self.targetoptions = dict(options)
         self._variants = {}
         self._busy = set()
+        self._peer_attributes(options)
         functools.update_wrapper(self, pyfunc)
+
+    def _peer_attributes(self, options):
+        """What the peers' simulator dispatchers (Numba's and NVIDIA's ``FakeCUDAKernel``)
+        carry and libraries read: ``fn`` (the Python function), ``_fastmath``/``_debug``,
+        ``extensions``, and the last launch configuration (``grid_dim``, ``block_dim``,
+        ``stream``, ``dynshared_size``: unset until ``kernel[...]``).  ``_device`` is a class
+        attribute (True for device functions)."""
+        self.fn = self.py_func
+        self._fastmath = bool(options.get("fastmath", False))
+        self._debug = bool(options.get("debug", False))
+        self.extensions = list(options.get("extensions") or ())
+        self.grid_dim = self.block_dim = None
+        self.stream = self.dynshared_size = 0
+
+    def bind(self):
+        """Nothing to bind in the simulator (the peers' no-op)."""
 
     def sim_variant(self, yields):
         """The rewritten function; ``yields`` selects the generator form (see :mod:`.transform`)."""
@@ -179,6 +196,14 @@ def _max_cooperative_blocks(blockdim):
 class SimDeviceFunction(_SimFunction):
     """``cuda.jit(device=True)``: callable from kernels (and, as plain Python, from the host)."""
 
+    _device = True
+
+    def __getitem__(self, config):
+        raise _not_a_kernel(self)
+
+    def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
+        raise _not_a_kernel(self)
+
     def __call__(self, *args, **kwargs):
         variant = self.sim_variant(False)
         return variant.fn(state.current, *args, **kwargs)
@@ -187,8 +212,16 @@ class SimDeviceFunction(_SimFunction):
         return f"<simulated CUDA device function {self.py_func.__qualname__}>"
 
 
+def _not_a_kernel(fn):
+    name = fn.py_func.__name__
+    return TypeError(f"{name} is a device function (cuda.jit(device=True)): it cannot be "
+                     f"launched; call it from a kernel, or make it a kernel with cuda.jit")
+
+
 class SimKernel(_SimFunction):
     """``cuda.jit``: a kernel, launched with ``kernel[griddim, blockdim, stream, sharedmem](*args)``."""
+
+    _device = False
 
     def __init__(self, pyfunc, sigs, options):
         super().__init__(pyfunc, sigs, options)
@@ -221,6 +254,7 @@ class SimKernel(_SimFunction):
         grid, block = launchconfig.normalize(griddim, blockdim, sharedmem)
         if self._launch_bounds:
             check_launch_bounds(self._launch_bounds, block)
+        self.grid_dim, self.block_dim, self.stream, self.dynshared_size = grid, block, stream, int(sharedmem)
         return _Launcher(self, grid, block, stream, int(sharedmem))
 
     def __call__(self, *args, **kwargs):

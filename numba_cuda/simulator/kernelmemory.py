@@ -46,21 +46,46 @@ def _shape(shape):
     return int(shape)
 
 
-def _no_alignment(alignment, what):
-    # any power of two, as the compiled target takes (wmma tiles want alignment=32); numpy
-    # memory is not aligned further here (cuda.wmma checks offsets within the allocation)
-    if alignment is not None and alignment != 0 and (
-            not isinstance(alignment, int) or alignment < 0 or alignment & (alignment - 1)):
-        raise ValueError(f"{what}: alignment must be a power of two, got {alignment!r}")
+def check_alignment(alignment, what):
+    """Refuse the ``alignment=`` values the compiler refuses, with its error type and wording
+    (:func:`numba_cuda.lang.memory._check_alignment`): a positive power of two, or None."""
+    if alignment is None:
+        return None
+    if isinstance(alignment, (bool, np.bool_)) or not isinstance(alignment, (int, np.integer)):
+        from numba.core.errors import TypingError
+
+        raise TypingError(f"{what}: alignment must be a constant integer, not {alignment!r}")
+    value = int(alignment)
+    if value <= 0 or value & (value - 1):
+        from numba.core.errors import TypingError
+
+        raise TypingError(f"{what}: alignment must be a positive power of two, not {value}")
+    return value
+
+
+def aligned_zeros(shape, dtype, alignment):
+    """A zero-filled array whose data address is a multiple of ``alignment`` (a power of two)."""
+    arr = np.zeros(shape, dtype=dtype)
+    if alignment is None or arr.ctypes.data % alignment == 0:
+        return arr
+    nbytes = max(arr.nbytes, 1)
+    raw = np.zeros(nbytes + alignment, dtype=np.uint8)
+    start = -raw.ctypes.data % alignment
+    return raw[start:start + arr.nbytes].view(dtype).reshape(arr.shape)
 
 
 def shared_array_at(ctx, site, shape, dtype, alignment=None):
     """The block-shared array of call site ``site`` for the thread ``ctx``."""
     if ctx is None:
         raise RuntimeError("cuda.shared.array() can only be used inside a kernel")
-    _no_alignment(alignment, "cuda.shared.array")
-    shape = _shape(shape)
-    arr = ctx.block.shared_array(site, shape, as_dtype(dtype))
+    alignment = check_alignment(alignment, "cuda.shared.array")
+    shape, dtype = _shape(shape), as_dtype(dtype)
+    arr = ctx.block.shared_array(site, shape, dtype)
+    if alignment is not None and arr.ctypes.data % alignment and site in ctx.block.static_shared:
+        # made just now (a made array is aligned from then on): an aligned one instead, as the
+        # compiler aligns the array's storage (the dynamic buffer's alignment is fixed, as on
+        # the GPU, where alignment= does not apply to shape=0 arrays)
+        arr = ctx.block.static_shared[site] = aligned_zeros(shape, dtype, alignment)
     if observer is not None:  # sanitizer hook
         return observer.shared(ctx, site, arr, shape == 0 or shape == (0,))
     return arr
@@ -74,8 +99,8 @@ def shared_array(shape, dtype, alignment=None):
 
 def local_array(shape, dtype, alignment=None):
     """A fresh zero-filled per-thread array."""
-    _no_alignment(alignment, "cuda.local.array")
-    arr = np.zeros(_shape(shape), dtype=as_dtype(dtype))
+    alignment = check_alignment(alignment, "cuda.local.array")
+    arr = aligned_zeros(_shape(shape), as_dtype(dtype), alignment)
     if observer is not None:  # sanitizer hook
         return observer.local(arr)
     return arr

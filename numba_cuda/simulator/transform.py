@@ -145,7 +145,17 @@ def _stub_map():
 
 def canonical(obj):
     """The simulator object standing for ``obj`` (a stub of the real target maps to its twin)."""
-    return _stub_map().get(id(obj), obj)
+    twin = _stub_map().get(id(obj))
+    if twin is not None:
+        return twin
+    qualname = getattr(obj, "qualname", None)
+    if type(qualname) is str and qualname.startswith("numba.cuda.libdevice.") and \
+            type(obj).__module__ == "numba_cuda.lang.stubs":
+        # the GPU target's cuda.libdevice.<name> (imported where the simulator was not enabled)
+        from . import libdevice
+
+        return getattr(libdevice, qualname.rsplit(".", 1)[1], obj)
+    return obj
 
 
 _COLLECTIVES = {id(f): (f, b) for f, b in coll.REQUEST_BUILDERS.items()}
@@ -376,6 +386,8 @@ class _Rewriter(ast.NodeTransformer):
         math_version = MATH_VERSIONS.get(id(obj))
         if math_version is not None:
             return ast.Call(func=self.bind(math_version), args=args, keywords=keywords)
+        if isinstance(func, ast.Name) and obj is not self.r.resolve(func):
+            node.func = self.bind(obj)  # a GPU-target stub called by name: its simulator twin
         return node
 
     def _grid(self, obj, node):

@@ -44,6 +44,7 @@ SAME_MODULE = {
 PER_TARGET_MODULE = {
     "numba.cuda.api": ("numba_cuda.simulator.api", "numba_cuda.runtime.api"),
     "numba.cuda.kernels.reduction": ("numba_cuda.simulator.reduction", "numba_cuda.ufuncs.reduction"),
+    "numba.cuda.libdevice": ("numba_cuda.simulator.libdevice", "numba_cuda.libdevice"),
 }
 
 # name -> expression that must be true after ``from numba import cuda`` (both targets)
@@ -110,6 +111,10 @@ CHECKS = {
                        "is numba.core.itanium_mangler.mangle_identifier",
     "launchconfig": "__import__('numba.cuda.launchconfig', fromlist=['x']) is cuda.launchconfig"
                     " and cuda.launchconfig.current_launch_config() is None",
+    "simulator.kernel.FakeCUDAKernel": "issubclass(__import__('numba_cuda.simulator.dispatcher', "
+                                       "fromlist=['x']).SimDeviceFunction, __import__("
+                                       "'numba.cuda.simulator.kernel', fromlist=['x'])"
+                                       ".FakeCUDAKernel)",
     "cudadrv submodules as attributes": "cuda.cudadrv.nvrtc is "
                                         "__import__('numba_cuda.linking.nvrtc', fromlist=['x'])",
 }
