@@ -43,7 +43,7 @@ import types as pytypes
 import numpy as np
 
 from . import collectives as coll
-from . import fixedwidth
+from . import fixedwidth, typedarith
 from . import kernelapi as kapi
 from . import kernelmemory as mem
 from .mathfuncs import KERNEL_VERSIONS as MATH_VERSIONS
@@ -149,6 +149,30 @@ def canonical(obj):
 
 
 _COLLECTIVES = {id(f): (f, b) for f, b in coll.REQUEST_BUILDERS.items()}
+_NUMPY_FLOAT_TYPES = frozenset({np.float32, np.float64, np.complex64, np.complex128, np.bool_})
+_CONSTRUCTORS = {}
+
+
+def _typed_constructor(cls, compute):
+    """The kernel version of number class ``cls`` (``np.int32``, ``float``, ``numba.uint8``
+    ...): typed as the compiled kernel types the call (:func:`.typedarith.typed_call`)."""
+    key = id(cls)
+    hit = _CONSTRUCTORS.get(key)
+    if hit is None or hit[0] is not cls:
+        hit = _CONSTRUCTORS[key] = (cls, typedarith.typed_call(cls, compute, getattr(cls, "__name__", None)))
+    return hit[1]
+
+
+def _constant_expr(node):
+    """Whether ``node`` is arithmetic on constants only, which CPython folds at compile time
+    (the compiled kernel's typing sees the folded constant)."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, (int, float, complex))
+    if isinstance(node, ast.UnaryOp):
+        return _constant_expr(node.operand)
+    if isinstance(node, ast.BinOp):
+        return _constant_expr(node.left) and _constant_expr(node.right)
+    return False
 _NUMPY_INT_TYPES = frozenset(
     t for t in set(np.sctypeDict.values()) if isinstance(t, type) and issubclass(t, np.integer)
 )
@@ -365,18 +389,55 @@ class _Rewriter(ast.NodeTransformer):
                 self.needs_threads = True
             return call
         if obj is int and not keywords:
-            return ast.Call(func=self.bind(fixedwidth.to_int), args=args, keywords=[])
+            return ast.Call(func=self.bind(_typed_constructor(int, fixedwidth.to_int)),
+                            args=args, keywords=[])
+        if (obj is float or obj is complex or obj is bool) and not keywords:
+            return ast.Call(func=self.bind(_typed_constructor(obj, obj)), args=args, keywords=[])
         if isinstance(obj, type) and obj in _NUMPY_INT_TYPES:
-            return ast.Call(func=self.bind(fixedwidth.make_int_caster(obj)), args=args, keywords=keywords)
+            return ast.Call(func=self.bind(_typed_constructor(obj, fixedwidth.make_int_caster(obj))),
+                            args=args, keywords=keywords)
+        if isinstance(obj, type) and obj in _NUMPY_FLOAT_TYPES:
+            return ast.Call(func=self.bind(_typed_constructor(obj, obj)), args=args, keywords=keywords)
         nptype = _numba_scalar_as_numpy(obj)
         if nptype is not None:
-            if issubclass(nptype, np.integer):
-                nptype = fixedwidth.make_int_caster(nptype)
-            return ast.Call(func=self.bind(nptype), args=args, keywords=keywords)
+            compute = fixedwidth.make_int_caster(nptype) if issubclass(nptype, np.integer) else nptype
+            return ast.Call(func=self.bind(_typed_constructor(obj, compute)), args=args,
+                            keywords=keywords)
         math_version = MATH_VERSIONS.get(id(obj))
         if math_version is not None:
             return ast.Call(func=self.bind(math_version), args=args, keywords=keywords)
         return node
+
+    # -- operators: typed as the compiled kernel types them (see :mod:`.typedarith`)
+    def visit_BinOp(self, node):
+        if _constant_expr(node):
+            return node
+        self.generic_visit(node)
+        fn = typedarith.BINARY.get(type(node.op).__name__)
+        if fn is None:
+            return node
+        return ast.copy_location(ast.Call(func=self.bind(fn), args=[node.left, node.right],
+                                          keywords=[]), node)
+
+    def visit_UnaryOp(self, node):
+        if _constant_expr(node):
+            return node
+        self.generic_visit(node)
+        fn = typedarith.UNARY.get(type(node.op).__name__)
+        if fn is None:
+            return node
+        return ast.copy_location(ast.Call(func=self.bind(fn), args=[node.operand], keywords=[]),
+                                 node)
+
+    def visit_Compare(self, node):
+        self.generic_visit(node)
+        if len(node.ops) != 1:
+            return node  # a chain: Python's comparisons (the same answers but int64 vs uint64)
+        fn = typedarith.COMPARE.get(type(node.ops[0]).__name__)
+        if fn is None:
+            return node
+        return ast.copy_location(ast.Call(func=self.bind(fn), args=[node.left, node.comparators[0]],
+                                          keywords=[]), node)
 
     def _grid(self, obj, node):
         if len(node.args) != 1 or node.keywords:
@@ -534,6 +595,12 @@ class _Rewriter(ast.NodeTransformer):
     def visit_AugAssign(self, node):
         self.generic_visit(node)
         target = node.target
+        typed = typedarith.AUGMENTED.get(type(node.op).__name__)
+        if isinstance(target, ast.Name) and typed is not None:
+            # x op= y: x = typed(x, y) (the in-place operator for what is not a number)
+            assign = ast.Assign(targets=[_name(target.id, ast.Store())], value=ast.Call(
+                func=self.bind(typed), args=[_name(target.id), node.value], keywords=[]))
+            return self._located([assign], node)[0]
         if not self._guardable(target):
             return node
         out = []
@@ -546,6 +613,7 @@ class _Rewriter(ast.NodeTransformer):
             load = ast.Attribute(value=base, attr=target.attr, ctx=ast.Load())
             store_target = ast.Attribute(value=base, attr=target.attr, ctx=ast.Store())
         old, val, res = self._tmp("o"), self._tmp("w"), self._tmp("r")
+        binary = typedarith.BINARY.get(type(node.op).__name__)  # the result is stored back
         out.append(ast.Assign(targets=[_name(old, ast.Store())], value=load))   # Python's order:
         out.append(ast.Assign(targets=[_name(val, ast.Store())], value=node.value))  # load, then value
         exact = ast.Call(func=self.bind(fixedwidth.exact_op),
@@ -553,7 +621,9 @@ class _Rewriter(ast.NodeTransformer):
                          keywords=[])
         out.append(ast.Try(
             body=[ast.Assign(targets=[_name(res, ast.Store())],
-                             value=ast.BinOp(left=_name(old), op=node.op, right=_name(val)))],
+                             value=ast.Call(func=self.bind(binary), args=[_name(old), _name(val)],
+                                            keywords=[]) if binary is not None
+                             else ast.BinOp(left=_name(old), op=node.op, right=_name(val)))],
             handlers=[ast.ExceptHandler(type=self.bind(OverflowError), name=None,
                                         body=[ast.Assign(targets=[_name(res, ast.Store())],
                                                          value=exact)])],
