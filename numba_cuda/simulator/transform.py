@@ -164,14 +164,25 @@ def _typed_constructor(cls, compute):
 
 
 def _constant_expr(node):
-    """Whether ``node`` is arithmetic on constants only, which CPython folds at compile time
-    (the compiled kernel's typing sees the folded constant)."""
+    """Whether ``node`` is arithmetic on constants only that CPython folds at compile time
+    (the compiled kernel's typing sees the folded constant): not when the folding raises or
+    gives an integer wider than CPython's folding limit (128 bits), left as operations."""
+    if not _constant_operands(node):
+        return False
+    try:
+        value = eval(compile(ast.Expression(body=node), "<constant>", "eval"), {"__builtins__": {}})  # noqa: S307
+    except Exception:  # noqa: BLE001 - not folded: the operation runs (and raises) at run time
+        return False
+    return not (isinstance(value, int) and value.bit_length() > 128)
+
+
+def _constant_operands(node):
     if isinstance(node, ast.Constant):
-        return isinstance(node.value, (int, float, complex))
+        return isinstance(node.value, (int, float, complex)) and not isinstance(node.value, bool)
     if isinstance(node, ast.UnaryOp):
-        return _constant_expr(node.operand)
+        return not isinstance(node.op, ast.Not) and _constant_operands(node.operand)
     if isinstance(node, ast.BinOp):
-        return _constant_expr(node.left) and _constant_expr(node.right)
+        return _constant_operands(node.left) and _constant_operands(node.right)
     return False
 _NUMPY_INT_TYPES = frozenset(
     t for t in set(np.sctypeDict.values()) if isinstance(t, type) and issubclass(t, np.integer)

@@ -222,7 +222,7 @@ def _complex_binop(op, is64):
     return None
 
 
-def _int_power(base_conv, tp_is_int, bits, signed, exp_signed, loop_mul, to_result):
+def _int_power(base_conv, tp_is_int, bits, signed, exp_bits, loop_mul, to_result):
     """``a ** b`` with an integer exponent, Numba's square-and-multiply step for step
     (``numba_cuda.compiler.arithmetic.lower_int_power``)."""
 
@@ -233,7 +233,7 @@ def _int_power(base_conv, tp_is_int, bits, signed, exp_signed, loop_mul, to_resu
         if b < 0:
             invert = True
             exp = -b
-            if exp > _I64_MAX:
+            if exp >> (exp_bits - 1):  # -b wraps in b's width (its minimum), as compiled
                 raise OverflowError("integer power: the exponent's negation overflows")
             if tp_is_int:
                 if base == 0:
@@ -301,10 +301,10 @@ def _compute(op, sig):
 
                 def base_conv(v, bits=bits, signed=signed):
                     return _wrap(int(v), bits, signed)
-                return _int_power(base_conv, True, bits, signed, tb.signed, mul,
+                return _int_power(base_conv, True, bits, signed, tb.bitwidth, mul,
                                   lambda v: to_result(v))
             cls = float if tp.bitwidth == 64 else _numpy_of[tp]
-            return _int_power(cls, False, 64, True, tb.signed, operator.mul, to_result)
+            return _int_power(cls, False, 64, True, tb.bitwidth, operator.mul, to_result)
         if isinstance(tr, types.Float):
             cls = float if tr.bitwidth == 64 else _numpy_of[tr]
             return _float_power(cls)
@@ -315,11 +315,14 @@ def _compute(op, sig):
         if isinstance(tr, types.Integer):
             f = _int_binop(op, tr.bitwidth, tr.signed)
             if f is not None:
-                if tr.bitwidth == 64 and tr.signed:
-                    if ta == types.int64 and tb == types.int64:
-                        return f  # Python ints already
-                    return lambda a, b: f(int(a), int(b))
-                return lambda a, b: to_result(f(int(a), int(b)))
+                # Numba's lowering casts both operands to the result type first
+                bits, signed = tr.bitwidth, tr.signed
+                if ta == tr and tb == tr and tr == types.int64:
+                    return f  # Python ints already
+                if tr == types.int64:
+                    return lambda a, b: f(_wrap(int(a), 64, True), _wrap(int(b), 64, True))
+                return lambda a, b: to_result(f(_wrap(int(a), bits, signed),
+                                                _wrap(int(b), bits, signed)))
         if op is operator.truediv:  # int / int: both to float64
             fdiv = _float_binop(op, float)
             return lambda a, b: to_result(fdiv(float(a), float(b)))
@@ -469,8 +472,9 @@ def _unary_impl(op, a):
     ca, to_result = converter(ta), converter(tr)
     if ca is None or to_result is None:
         return op
-    if isinstance(tr, types.Integer):
-        bits, signed = tr.bitwidth, tr.signed
+    if isinstance(tr, types.Integer) and isinstance(ta, types.Integer):
+        # Numba negates and inverts in the operand's width, then widens to the result
+        bits, signed = ta.bitwidth, ta.signed
         if op is operator.neg:
             return lambda x: to_result(_wrap(-int(ca(x)), bits, signed))
         if op is operator.invert:
