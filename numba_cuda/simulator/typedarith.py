@@ -407,17 +407,97 @@ def _identity(x):
     return x
 
 
+#: Operand classes whose same-class +, -, * and comparisons Python already computes in the
+#: type Numba gives (float64, float32: IEEE in the type; comparisons of equal types are exact).
+_SAME_CLASS_ARITH = frozenset({float, np.float64, np.float32})
+_SAME_CLASS_COMPARE = frozenset({int, float, bool, np.float64, np.float32, np.int64, np.int32,
+                                 np.uint64, np.uint32, np.int8, np.uint8, np.int16, np.uint16,
+                                 np.bool_})
+
+# The fast paths are spelled out (not ``op(a, b)``) so the common cases cost one call: the
+# kernel runs one of these per operator it evaluates.
+_FAST_ARITH = """
+def {fname}(a, b):
+    c = a.__class__
+    d = b.__class__
+    if c is d:
+        if c in _SAME_CLASS_ARITH:
+            return a {sym} b
+        if c is int:
+            r = a {sym} b
+            if -9223372036854775808 <= r <= 9223372036854775807:
+                return r
+    elif c in _FLOAT64 and d in _FLOAT64:
+        return a {sym} b
+    elif c in _INT64 and d in _INT64:
+        return a {sym} b  # a NumPy int64 operand: NumPy wraps at 64 bits
+    impl = get((c, d))
+    if impl is None:
+        impl = table[(c, b.__class__)] = _binary_impl(table, a, b)
+    return impl(a, b)
+"""
+_FAST_COMPARE = """
+def {fname}(a, b):
+    c = a.__class__
+    d = b.__class__
+    if c is d:
+        if c in _SAME_CLASS_COMPARE:
+            return a {sym} b
+    elif (c in _FLOAT64 and d in _FLOAT64) or (c in _SIGNED and d in _SIGNED):
+        return a {sym} b  # exact either way
+    impl = get((c, d))
+    if impl is None:
+        impl = table[(c, b.__class__)] = _binary_impl(table, a, b)
+    return impl(a, b)
+"""
+_FAST_DIVIDE = """
+def {fname}(a, b):
+    c = a.__class__
+    if c is b.__class__:
+        if c is float:
+            if b != 0.0:
+                return a / b
+        elif c is _f64 or c is _f32:
+            return a / b  # NumPy: inf/NaN, or raises under a debug kernel's error state
+    impl = get((c, b.__class__))
+    if impl is None:
+        impl = table[(c, b.__class__)] = _binary_impl(table, a, b)
+    return impl(a, b)
+"""
+_GENERAL = """
+def {fname}(a, b):
+    impl = get((a.__class__, b.__class__))
+    if impl is None:
+        impl = table[(a.__class__, b.__class__)] = _binary_impl(table, a, b)
+    return impl(a, b)
+"""
+_ARITH_SYMBOLS = {"+", "-", "*"}
+_FLOAT64 = frozenset({float, np.float64})
+_INT64 = frozenset({int, np.int64})
+_SIGNED = frozenset({int, np.int64, np.int32, np.int16, np.int8, np.uint32, np.uint16, np.uint8,
+                     bool, np.bool_})
+_COMPARE_SYMBOLS = {"<", "<=", ">", ">=", "==", "!="}
+
+
 def _binary(op, name, fallback=None):
     table = _Table(op, name, fallback)
-    get = table.get
-
-    def binary(a, b):
-        impl = get((a.__class__, b.__class__))
-        if impl is None:
-            impl = table[(a.__class__, b.__class__)] = _binary_impl(table, a, b)
-        return impl(a, b)
-
-    binary.__name__ = name
+    sym = name.rstrip("=") if name not in _COMPARE_SYMBOLS else name
+    if fallback is None and sym in _ARITH_SYMBOLS:
+        template = _FAST_ARITH
+    elif name in _COMPARE_SYMBOLS:
+        template = _FAST_COMPARE
+    elif fallback is None and sym == "/":
+        template = _FAST_DIVIDE
+    else:
+        template = _GENERAL
+    namespace = {"table": table, "get": table.get, "_binary_impl": _binary_impl,
+                 "_SAME_CLASS_ARITH": _SAME_CLASS_ARITH,
+                 "_SAME_CLASS_COMPARE": _SAME_CLASS_COMPARE, "_FLOAT64": _FLOAT64,
+                 "_INT64": _INT64, "_SIGNED": _SIGNED, "_f64": np.float64, "_f32": np.float32}
+    fname = "typed_" + op.__name__.strip("_")
+    exec(template.format(fname=fname, sym=sym), namespace)  # noqa: S102 - fixed templates
+    binary = namespace[fname]
+    binary.__qualname__ = binary.__name__ = fname
     return binary
 
 
