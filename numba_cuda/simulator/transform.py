@@ -43,7 +43,9 @@ import types as pytypes
 import numpy as np
 
 from . import collectives as coll
-from . import fixedwidth, typedarith
+import copy
+
+from . import fixedwidth, ternary, typedarith
 from . import kernelapi as kapi
 from . import kernelmemory as mem
 from .mathfuncs import KERNEL_VERSIONS as MATH_VERSIONS
@@ -439,6 +441,33 @@ class _Rewriter(ast.NodeTransformer):
             return node
         return ast.copy_location(ast.Call(func=self.bind(fn), args=[node.operand], keywords=[]),
                                  node)
+
+    def visit_IfExp(self, node):
+        # one type for both branches, as Numba unifies them (see :mod:`.ternary`)
+        original = copy.deepcopy(node)
+        self.generic_visit(node)
+        node.body = self._unified(node.body, original.orelse)
+        node.orelse = self._unified(node.orelse, original.body)
+        return node
+
+    def _unified(self, value, other):
+        typer = ternary.Typer(other, self._lookup)
+        if not typer.names:
+            other_type = typer.type_for({})
+            if other_type is None:
+                return value
+            call = ast.Call(func=self.bind(ternary.unified_static),
+                            args=[value, self.bind(other_type)], keywords=[])
+        else:
+            call = ast.Call(func=self.bind(ternary.unified),
+                            args=[value, self.bind(typer),
+                                  ast.Call(func=self.bind(locals), args=[], keywords=[])],
+                            keywords=[])
+        return ast.copy_location(call, value)
+
+    def _lookup(self, name):
+        obj = self.r.resolve(ast.Name(id=name, ctx=ast.Load()))
+        return None if obj is _UNRESOLVED else obj
 
     def visit_Compare(self, node):
         self.generic_visit(node)

@@ -204,3 +204,22 @@ def test_random_programs_match_the_compiled_typing(seed, tmp_path):
     compiled = numba.njit(error_model="numpy")(module.f)
     diffs = typing_programs.compare(sim, compiled, typing_programs.argument_sets(seed, 4), exprs)
     assert not diffs, "\n".join(map(repr, diffs[:5]))
+
+
+def test_conditional_expression_has_one_type():
+    seen = []
+
+    @cuda.jit
+    def k(a, f):
+        i = a[0]
+        x = i if i > 100 else 1.5              # int64/float64: float64 whichever runs
+        y = f[0] if i > 0 else i                # float32/int32: float64
+        z = (i if i < 0 else 2.5) // 2          # float floor division
+        w = i if f[0] > 0 else math.sqrt(f[0])  # the other branch typed from its names
+        seen.append((x, y, z, w, i if i > 0 else np.uint64(3)))
+
+    k[1, 1](np.array([7], np.int32), np.array([2.0], np.float32))
+    (x, y, z, w, u), = seen
+    assert [numba_type(v) for v in (x, y, z, w)] == [types.float64] * 4
+    assert (x, y, z, w) == (1.5, 2.0, 1.0, 7.0)
+    assert numba_type(u) == types.float64 and u == 7.0  # int32 with uint64: float64

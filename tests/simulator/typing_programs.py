@@ -3,7 +3,7 @@
 Each program is a function returning a tuple of random expressions over typed arguments
 (integers of every width and signedness, float32/float64, complex64/complex128):
 arithmetic, bitwise operators, shifts, powers, comparisons, unary operators, casts between
-integer and float types, and ``math`` functions.  It runs as a simulated device function
+integer and float types, conditional expressions mixing types, and ``math`` functions.  It runs as a simulated device function
 (called from the host) and compiled by Numba's CPU target with the CUDA error model
 (``error_model="numpy"``), which shares the front end and the typing of operators with the
 CUDA target and computes integers and IEEE floats the same way.  Both must give the same
@@ -115,6 +115,11 @@ class Gen:
             return f"({self.any_expr(depth - 1)} {self.pick(['+', '-', '*'])} {self.complex_expr(depth - 1)})"
         return f"(-{self.complex_expr(depth - 1)})"
 
+    def ternary(self, depth):
+        """A conditional expression: one type for both branches (Numba unifies them)."""
+        cond = f"{self.num_expr(depth - 1)} {self.pick(COMPARE)} {self.num_expr(depth - 1)}"
+        return f"({self.any_expr(depth - 1)} if {cond} else {self.any_expr(depth - 1)})"
+
     def num_expr(self, depth):
         return self.int_expr(depth) if self.rng.random() < 0.5 else self.float_expr(depth)
 
@@ -134,7 +139,9 @@ class Gen:
             return self.float_expr(3)
         if r < 0.85:
             return self.complex_expr(2)
-        return f"math.{self.pick(MATH1)}({self.num_expr(2)})"
+        if r < 0.92:
+            return f"math.{self.pick(MATH1)}({self.num_expr(2)})"
+        return self.ternary(3)
 
 
 def program_source(seed, nexpr):
@@ -143,7 +150,10 @@ def program_source(seed, nexpr):
     params = ", ".join(n for n, _ in ARGS)
     lines = ["import math", "import numpy as np", "", "", f"def f({params}):"]
     exprs = [g.top() for _ in range(nexpr)]
-    lines.append("    return (" + ", ".join(exprs) + ",)")
+    # one variable per expression (a conditional expression in a long tuple display is
+    # compiled to bytecode Numba does not take)
+    lines += [f"    r{n} = {e}" for n, e in enumerate(exprs)]
+    lines.append("    return (" + ", ".join(f"r{n}" for n in range(len(exprs))) + ",)")
     return "\n".join(lines) + "\n", exprs
 
 
