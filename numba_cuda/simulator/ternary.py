@@ -219,8 +219,29 @@ def unified(value, typer, env):
     return unify_with(value, typer.type_for(env))
 
 
-def unified_static(value, other):
-    """:func:`unified` for another branch that reads no name: its type ``other`` is known."""
-    return unify_with(value, other)
+def static_unifier(other):
+    """:func:`unified` for another branch that reads no name (its type ``other`` is known at
+    rewrite time): a function of the value, with the conversion cached per value class."""
+    conversions = {}
+    get = conversions.get
+
+    def unify_static(value):
+        conv = get(value.__class__, _UNTYPED)
+        if conv is _UNTYPED:
+            conv = conversions[value.__class__] = _conversion(value, other)
+        return value if conv is None else conv(value)
+
+    return unify_static
+
+
+def _conversion(value, other):
+    """The converter of values like ``value`` to its type unified with ``other`` (None: none)."""
+    mine = typedarith.numba_type(value)
+    if mine is None or mine == other:
+        return None
+    unified = _unify(mine, other)
+    if unified is None or unified == mine:
+        return None
+    return typedarith._conversion(unified, value.__class__)
 
 

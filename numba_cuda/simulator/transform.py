@@ -456,8 +456,8 @@ class _Rewriter(ast.NodeTransformer):
             other_type = typer.type_for({})
             if other_type is None:
                 return value
-            call = ast.Call(func=self.bind(ternary.unified_static),
-                            args=[value, self.bind(other_type)], keywords=[])
+            call = ast.Call(func=self.bind(ternary.static_unifier(other_type)), args=[value],
+                            keywords=[])
         else:
             call = ast.Call(func=self.bind(ternary.unified),
                             args=[value, self.bind(typer),

@@ -168,11 +168,19 @@ def _float_binop(op, cls):
             return op  # + - * on Python floats: IEEE double, inf on overflow
         return op
 
+    if cls is float:
+        def divide(a, b):
+            if b:  # Python's float / // % are IEEE and Python's rules, as Numba's lowering
+                return op(a, b)
+            if _error_model_raises():
+                _zero_division()
+            return float(np_op(np.float64(a), np.float64(b)))
+        return divide
+
     def divide(a, b):
         if b == 0 and _error_model_raises():
             _zero_division()
-        r = np_op(wide(a), wide(b))
-        return float(r) if cls is float else r
+        return np_op(wide(a), wide(b))
 
     return divide
 
@@ -380,10 +388,22 @@ def _representation(ty):
     return _numpy_of.get(ty)
 
 
+_REAL_CLASSES = frozenset({int, bool, float, np.float32, np.float64, np.float16, np.bool_,
+                           np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
+                           np.uint64})
+_SMALL_INTS = frozenset({int, bool, np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8,
+                         np.uint16, np.uint32})
+
+
 def _conversion(ty, cls):
     """The converter of values of class ``cls`` to ``ty``; None when they need none."""
-    if _representation(ty) is cls:
+    rep = _representation(ty)
+    if rep is cls:
         return None
+    if rep is float and cls in _REAL_CLASSES:
+        return float  # exact for every real class but the widest integers, rounded as cvt.rn
+    if rep is int and cls in _SMALL_INTS:
+        return int  # every value fits in int64
     return converter(ty)
 
 
@@ -482,7 +502,7 @@ _COMPARE_SYMBOLS = {"<", "<=", ">", ">=", "==", "!="}
 def _binary(op, name, fallback=None):
     table = _Table(op, name, fallback)
     sym = name.rstrip("=") if name not in _COMPARE_SYMBOLS else name
-    if fallback is None and sym in _ARITH_SYMBOLS:
+    if sym in _ARITH_SYMBOLS:  # (same-class arrays are not in the fast sets: the fallback)
         template = _FAST_ARITH
     elif name in _COMPARE_SYMBOLS:
         template = _FAST_COMPARE
@@ -565,14 +585,22 @@ def _unary_impl(op, a):
     return lambda x: to_result(op(ca(x)))
 
 
+_FLOATS = frozenset({float, np.float32, np.float64})
+
+
 def _unary(op, name):
     table = {}
     get = table.get
 
     def unary(a):
-        impl = get(a.__class__)
+        c = a.__class__
+        if c in _FLOATS:
+            return op(a)  # -x, +x of a float keep its type
+        if c is int and op is not operator.invert and a != _I64_MIN:
+            return op(a)  # -x, +x of an int64 (its minimum wraps: the general path)
+        impl = get(c)
         if impl is None:
-            impl = table[a.__class__] = _unary_impl(op, a)
+            impl = table[c] = _unary_impl(op, a)
         return impl(a)
 
     unary.__name__ = name
@@ -595,7 +623,7 @@ def typed_call(func, compute, name=None):
     def call(*args, **kwargs):
         if kwargs:
             return compute(*args, **kwargs)
-        key = tuple(a.__class__ for a in args)
+        key = args[0].__class__ if len(args) == 1 else tuple([a.__class__ for a in args])
         impl = table.get(key)
         if impl is None:
             sig = _resolve(func, args)
