@@ -20,9 +20,14 @@ time):
   are looked up once and bound to names.
 * Stores into array elements and record fields evaluate the array, the index
   and the value once, and store what the GPU stores (:mod:`.fixedwidth`:
-  integers wrap, floats into integers convert as ``cvt.rzi``); numpy/Numba
-  integer constructors and ``int()`` convert the same way; ``math`` functions
-  keep float32 and give NaN/inf instead of raising.
+  integers wrap, floats into integers convert as ``cvt.rzi``).
+* Operators (binary, unary, single comparisons, augmented assignments), number
+  constructors (``int``, ``float``, ``np.int32``, ``numba.uint8`` ...) and
+  ``math`` functions call :mod:`.typedarith`, which computes them in the types
+  Numba's typing gives (as the compiled kernel does); a conditional expression
+  converts its value to the unification of both branches' types
+  (:mod:`.ternary`).  Arithmetic on constants alone is left as written:
+  CPython folds it, and the compiled kernel sees the folded constant.
 * Every name the rewrite introduces starts with a prefix that none of the
   function's own names starts with (hygiene: a user's ``_sim_ctx`` is theirs).
 

@@ -4,13 +4,14 @@ The compiler's typing context (``numba_cuda.compiler.typing_context``) is Numba'
 ``BaseContext`` (its builtin declarations: operators, number classes, ``abs``, ``round`` ...)
 with ``cmath`` and every kernel-language family's ``typing_registry`` installed.  The
 simulator may not import the compiler, so it builds the same context from the same parts:
-Numba's builtins, ``cmathdecl`` and the families of ``numba_cuda.lang`` it needs to type
-scalar operations (``mathfuncs``: ``math.*``).  The compiler-owned ``minmax`` family types
+Numba's builtins, ``cmathdecl`` and the family of ``numba_cuda.lang`` that types scalar
+functions (``mathfuncs``: ``math.*`` and ``cmath.*``; the other families type ``cuda.*``
+features, which the simulator implements itself).  The compiler-owned ``minmax`` family types
 ``min``/``max`` of numbers as ``unify_types`` of the arguments, which is what
 :func:`resolve` answers for them here.
 
-Built on the first question (about 0.3 s: Numba's declarations are imported then), once per
-process.
+Built on the first question (about 15 ms; the ``math`` family's typing, about 60 ms more, on
+the first question about a ``math`` function), once per process.
 """
 
 import functools
@@ -27,14 +28,26 @@ def _build():
         def load_additional_registries(self):
             from numba.core.typing import cmathdecl
 
-            from ..lang import mathfuncs
-
             self.install_registry(cmathdecl.registry)
-            self.install_registry(mathfuncs.typing_registry)
 
     ctx = SimulatorTypingContext()
     ctx.refresh()
     return ctx
+
+
+_math_installed = False
+
+
+def _install_math(ctx):
+    """The kernel language's ``math``/``cmath`` typing, installed on the first question about
+    one of their functions (importing it takes ~60 ms; kernels without ``math`` never pay)."""
+    global _math_installed
+    with _lock:
+        if not _math_installed:
+            from ..lang import mathfuncs
+
+            ctx.install_registry(mathfuncs.typing_registry)
+            _math_installed = True
 
 
 def context():
@@ -63,6 +76,8 @@ def resolve(func, argtypes):
                 if unified is not None:
                     return signature(unified, *argtypes)
         return None
+    if not _math_installed and getattr(func, "__module__", None) in ("math", "cmath"):
+        _install_math(ctx)
     try:
         fnty = ctx.resolve_value_type(func)
         return ctx.resolve_function_type(fnty, argtypes, {})
