@@ -16,10 +16,14 @@ import pytest
 from numba.core import types
 
 from numba_cuda.simulator import api as cuda
-from numba_cuda.simulator.typedarith import numba_type
 
 sys.path.insert(0, str(Path(__file__).parent))
 import typing_programs  # noqa: E402
+
+
+def numba_type(value):
+    """The Numba type of a simulated value (a Python int is an int64, as Numba types it)."""
+    return numba.typeof(value)
 
 
 def _run(kernel, *arrays):
@@ -100,12 +104,15 @@ def test_shift_counts_clamp_as_ptx():
         out[1] = a[1] >> n[1]      # count 100 on a negative value: all sign bits
         out[2] = a[0] << n[2]      # count 64: 0
         out[3] = a[0] << n[3]      # in range
+        x, m = int(a[0]), int(n[0])  # Python ints (int64 to the typing): Python raises
+        out[4] = x << m
+        out[5] = x >> m
 
     a = np.array([5, -8], np.int64)
     n = np.array([-1, 100, 64, 3], np.int64)
-    out = np.zeros(4, np.int64)
+    out = np.zeros(6, np.int64)
     _run(k, a, n, out)
-    assert list(out) == [0, -1, 0, 40]
+    assert list(out) == [0, -1, 0, 40, 0, 0]
 
 
 def _cuda_return_type(func, argtypes):

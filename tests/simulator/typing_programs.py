@@ -220,9 +220,8 @@ def same(sim, ref, nbtype, expr):
 
 def compare(sim_fn, jit_fn, args_list, exprs):
     """Differences ``(expr, args, sim value, sim type, compiled value, compiled type)``."""
+    from numba import typeof as numba_type
     from numba.core import types
-
-    from numba_cuda.simulator.typedarith import numba_type
 
     diffs = []
     for args in args_list:
