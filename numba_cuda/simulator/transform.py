@@ -50,7 +50,7 @@ import numpy as np
 from . import collectives as coll
 import copy
 
-from . import fixedwidth, ternary, typedarith
+from . import fixedwidth, inline_ops, ternary, typedarith
 from . import kernelapi as kapi
 from . import kernelmemory as mem
 from .mathfuncs import KERNEL_VERSIONS as MATH_VERSIONS
@@ -434,8 +434,15 @@ class _Rewriter(ast.NodeTransformer):
         fn = typedarith.BINARY.get(type(node.op).__name__)
         if fn is None:
             return node
-        return ast.copy_location(ast.Call(func=self.bind(fn), args=[node.left, node.right],
-                                          keywords=[]), node)
+        call = ast.Call(func=self.bind(fn), args=[node.left, node.right], keywords=[])
+        return self._located_expr(inline_ops.fast(node.op, node.left, node.right, call, self.bind),
+                                  node)
+
+    @staticmethod
+    def _located_expr(expr, node):
+        for sub in ast.walk(expr):
+            ast.copy_location(sub, node)
+        return expr
 
     def visit_UnaryOp(self, node):
         if _constant_expr(node):
@@ -481,8 +488,9 @@ class _Rewriter(ast.NodeTransformer):
         fn = typedarith.COMPARE.get(type(node.ops[0]).__name__)
         if fn is None:
             return node
-        return ast.copy_location(ast.Call(func=self.bind(fn), args=[node.left, node.comparators[0]],
-                                          keywords=[]), node)
+        left, right = node.left, node.comparators[0]
+        call = ast.Call(func=self.bind(fn), args=[left, right], keywords=[])
+        return self._located_expr(inline_ops.fast(node.ops[0], left, right, call, self.bind), node)
 
     def _grid(self, obj, node):
         if len(node.args) != 1 or node.keywords:
@@ -643,8 +651,9 @@ class _Rewriter(ast.NodeTransformer):
         typed = typedarith.AUGMENTED.get(type(node.op).__name__)
         if isinstance(target, ast.Name) and typed is not None:
             # x op= y: x = typed(x, y) (the in-place operator for what is not a number)
-            assign = ast.Assign(targets=[_name(target.id, ast.Store())], value=ast.Call(
-                func=self.bind(typed), args=[_name(target.id), node.value], keywords=[]))
+            call = ast.Call(func=self.bind(typed), args=[_name(target.id), node.value], keywords=[])
+            value = inline_ops.fast(node.op, _name(target.id), node.value, call, self.bind)
+            assign = ast.Assign(targets=[_name(target.id, ast.Store())], value=value)
             return self._located([assign], node)[0]
         if not self._guardable(target):
             return node

@@ -138,12 +138,16 @@ def _int_binop(op, bits, signed):
             return int64_op
         return lambda a, b: _wrap(op(a, b), bits, signed)
     if op is operator.floordiv or op is operator.mod:
+        minimum = -(1 << (bits - 1)) if signed else None
+
         def divide(a, b):
             if b == 0:
                 if _error_model_raises():
                     _zero_division("integer division by zero")
                 return 0
-            return _wrap(op(a, b), bits, signed)
+            if b == -1 and a == minimum:
+                return 0  # Numba's lowering: the overflowing MIN // -1 and MIN % -1 give 0
+            return op(a, b)
         return divide
     if op is operator.lshift or op is operator.rshift:
         left = op is operator.lshift

@@ -64,6 +64,16 @@ def test_mixed_signedness_operators_run():
     fout = np.zeros(2, np.float64)
     _run(k, i, u, out, fout)
     assert list(out) == [5, 2, 7, 12, 3, -3, 0]
+
+    @cuda.jit
+    def overflowing_division(a, out):
+        out[0] = a[0] // a[1]     # int64 minimum // -1: 0 in Numba's lowering, not a wrap
+        out[1] = a[0] % a[1]
+
+    a = np.array([-2**63, -1], np.int64)
+    out = np.ones(2, np.int64)
+    _run(overflowing_division, a, out)
+    assert list(out) == [0, 0]
     assert list(fout) == [0.0, -6.0]
 
 
