@@ -240,3 +240,20 @@ def test_conditional_expression_has_one_type():
     assert [numba_type(v) for v in (x, y, z, w)] == [types.float64] * 4
     assert (x, y, z, w) == (1.5, 2.0, 1.0, 7.0)
     assert numba_type(u) == types.float64 and u == 7.0  # int32 with uint64: float64
+
+
+@pytest.mark.parametrize("a, b, f, g", [
+    (2**63 - 1, -2**63, 1.5, -0.0),
+    (-2**63, 2**63 - 1, -1e308, 1e308),
+    (2**62, 2**62, float("nan"), float("inf")),
+    (3, -4, 0.1, 3.0),
+])
+def test_inline_fast_paths_give_the_typed_results(a, b, f, g):
+    import inline_cases
+
+    sim = cuda.jit(device=True)(inline_cases.cases)
+    compiled = numba.njit(error_model="numpy")(inline_cases.cases)
+    args = (np.int64(a), np.int64(b), np.float64(f), np.float64(g))
+    exprs = [f"r{n}" for n in range(16)]
+    diffs = typing_programs.compare(sim, compiled, [args], exprs)
+    assert not diffs, "\n".join(map(repr, diffs))

@@ -13,7 +13,8 @@ double ``sin`` may differ there).
 
 Left out on purpose, because the CPU is not the GPU there: float -> integer conversions of
 values out of range (x86's ``cvttsd2si`` gives INT_MIN, PTX's ``cvt.rzi`` saturates), shift
-counts outside [0, width) (x86 masks the count, PTX clamps it), and ``math.floor/ceil/trunc``
+counts outside [0, width) (x86 masks the count, PTX clamps it), overflowing integer powers
+(Numba's loop multiplies with ``nsw``: LLVM may assume no overflow), and ``math.floor/ceil/trunc``
 (typed as float by the CUDA target, as int by the CPU one); ``tests/simulator/
 test_compiled_typing.py`` checks those against the GPU's definitions.
 
