@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "tests" / "simulator"))
+sys.path.insert(0, str(HERE.parent))  # the repository: tests.simulator.typing_programs
 
 
 def main(argv=None):
@@ -30,8 +30,8 @@ def main(argv=None):
 
     import numba
 
-    import typing_programs as tp
     from numba_cuda.simulator import api as cuda
+    from tests.simulator import typing_programs as tp
 
     start = time.perf_counter()
     checked = ndiff = 0

@@ -7,8 +7,6 @@ function, which shares the front end and the operator typing with the CUDA targe
 
 import math
 import operator
-import sys
-from pathlib import Path
 
 import numba
 import numpy as np
@@ -16,9 +14,7 @@ import pytest
 from numba.core import types
 
 from numba_cuda.simulator import api as cuda
-
-sys.path.insert(0, str(Path(__file__).parent))
-import typing_programs  # noqa: E402
+from tests.simulator import inline_cases, typing_programs
 
 
 def numba_type(value):
@@ -249,8 +245,6 @@ def test_conditional_expression_has_one_type():
     (3, -4, 0.1, 3.0),
 ])
 def test_inline_fast_paths_give_the_typed_results(a, b, f, g):
-    import inline_cases
-
     sim = cuda.jit(device=True)(inline_cases.cases)
     compiled = numba.njit(error_model="numpy")(inline_cases.cases)
     args = (np.int64(a), np.int64(b), np.float64(f), np.float64(g))
