@@ -183,6 +183,17 @@ def _constant_expr(node):
     return not (isinstance(value, int) and value.bit_length() > 128)
 
 
+def _constant_condition(node):
+    """Whether Numba's dead-branch pruning decides a condition at compile time: a constant,
+    or one comparison of constants (after CPython's folding)."""
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, ast.Compare) and len(node.ops) == 1:
+        sides = (node.left, node.comparators[0])
+        return all(isinstance(s, ast.Constant) or _constant_expr(s) for s in sides)
+    return False
+
+
 def _constant_operands(node):
     if isinstance(node, ast.Constant):
         return isinstance(node.value, (int, float, complex)) and not isinstance(node.value, bool)
@@ -455,7 +466,10 @@ class _Rewriter(ast.NodeTransformer):
                                  node)
 
     def visit_IfExp(self, node):
-        # one type for both branches, as Numba unifies them (see :mod:`.ternary`)
+        # one type for both branches, as Numba unifies them (see :mod:`.ternary`) -- unless the
+        # condition is constant: Numba's dead-branch pruning then types the taken branch alone
+        if _constant_condition(node.test):
+            return self.generic_visit(node)
         original = copy.deepcopy(node)
         self.generic_visit(node)
         node.body = self._unified(node.body, original.orelse)

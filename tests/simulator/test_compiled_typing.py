@@ -251,3 +251,15 @@ def test_inline_fast_paths_give_the_typed_results(a, b, f, g):
     exprs = [f"r{n}" for n in range(16)]
     diffs = typing_programs.compare(sim, compiled, [args], exprs)
     assert not diffs, "\n".join(map(repr, diffs))
+
+
+def test_conditional_expression_with_a_constant_condition_keeps_the_taken_type():
+    seen = []
+
+    @cuda.jit
+    def k(c):
+        # Numba prunes the dead branch of a constant condition: no unification
+        seen.append((c[0] if -(3.0 ** 7) < 3 else 1.5, c[0] if True else 2.5))
+
+    k[1, 1](np.array([1 + 2j], np.complex64))
+    assert [numba_type(v) for v in seen[0]] == [types.complex64, types.complex64]
