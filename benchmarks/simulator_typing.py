@@ -5,11 +5,12 @@
 The larger run of ``tests/simulator/test_compiled_typing.py``'s random-program test (see
 ``tests/simulator/typing_programs.py`` for what the programs contain and what the oracle is):
 every program runs as a simulated device function and compiled by Numba's CPU target with the
-CUDA error model; prints each difference (expression, arguments, both values and types) and a
+CUDA error model (and ``NUMBA_OPT=0``: see ``main``); prints each difference (expression, arguments, both values and types) and a
 summary line.  Exit status 1 when any differs.
 """
 
 import argparse
+import os
 import sys
 import tempfile
 import time
@@ -28,6 +29,10 @@ def main(argv=None):
     parser.add_argument("--show", type=int, default=20, help="differences printed at most")
     opts = parser.parse_args(argv)
 
+    # LLVM without optimisation: Numba marks signed + - * "nsw", and the optimiser may then
+    # compute an overflowing expression as if it did not overflow (undefined behaviour the
+    # GPU compiler may exploit too); unoptimised code wraps, as the simulator does.
+    os.environ.setdefault("NUMBA_OPT", "0")
     import numba
 
     from numba_cuda.simulator import api as cuda

@@ -20,7 +20,7 @@ import operator
 
 import numpy as np
 
-from . import typedarith
+from . import constfold, typedarith
 from .typing_ctx import context, resolve
 
 _UNTYPED = object()
@@ -102,6 +102,10 @@ class Typer:
 
         if isinstance(node, ast.Constant):
             return _constant_type(node.value)
+        if isinstance(node, (ast.BinOp, ast.UnaryOp)):
+            is_constant, value = constfold.folded(node)
+            if is_constant:
+                return _constant_type(value)
         if isinstance(node, ast.Name):
             ty = env.get(node.id)
             return ty if isinstance(ty, types.Type) else None

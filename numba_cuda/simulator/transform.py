@@ -39,6 +39,7 @@ in OS-thread mode.
 
 import ast
 import builtins
+import copy
 import inspect
 import itertools
 import sys
@@ -48,9 +49,7 @@ import types as pytypes
 import numpy as np
 
 from . import collectives as coll
-import copy
-
-from . import fixedwidth, inline_ops, ternary, typedarith
+from . import constfold, fixedwidth, inline_ops, ternary, typedarith
 from . import kernelapi as kapi
 from . import kernelmemory as mem
 from .mathfuncs import KERNEL_VERSIONS as MATH_VERSIONS
@@ -172,15 +171,8 @@ def _typed_constructor(cls, compute):
 
 def _constant_expr(node):
     """Whether ``node`` is arithmetic on constants only that CPython folds at compile time
-    (the compiled kernel's typing sees the folded constant): not when the folding raises or
-    gives an integer wider than CPython's folding limit (128 bits), left as operations."""
-    if not _constant_operands(node):
-        return False
-    try:
-        value = eval(compile(ast.Expression(body=node), "<constant>", "eval"), {"__builtins__": {}})  # noqa: S307
-    except Exception:  # noqa: BLE001 - not folded: the operation runs (and raises) at run time
-        return False
-    return not (isinstance(value, int) and value.bit_length() > 128)
+    (the compiled kernel's typing sees the folded constant; see :func:`.constfold.folded`)."""
+    return constfold.folded(node)[0]
 
 
 def _constant_condition(node):
@@ -194,14 +186,6 @@ def _constant_condition(node):
     return False
 
 
-def _constant_operands(node):
-    if isinstance(node, ast.Constant):
-        return isinstance(node.value, (int, float, complex)) and not isinstance(node.value, bool)
-    if isinstance(node, ast.UnaryOp):
-        return not isinstance(node.op, ast.Not) and _constant_operands(node.operand)
-    if isinstance(node, ast.BinOp):
-        return _constant_operands(node.left) and _constant_operands(node.right)
-    return False
 _NUMPY_INT_TYPES = frozenset(
     t for t in set(np.sctypeDict.values()) if isinstance(t, type) and issubclass(t, np.integer)
 )
@@ -498,13 +482,29 @@ class _Rewriter(ast.NodeTransformer):
     def visit_Compare(self, node):
         self.generic_visit(node)
         if len(node.ops) != 1:
-            return node  # a chain: Python's comparisons (the same answers but int64 vs uint64)
+            return self._chain(node)
         fn = typedarith.COMPARE.get(type(node.ops[0]).__name__)
         if fn is None:
             return node
         left, right = node.left, node.comparators[0]
         call = ast.Call(func=self.bind(fn), args=[left, right], keywords=[])
         return self._located_expr(inline_ops.fast(node.ops[0], left, right, call, self.bind), node)
+
+    def _chain(self, node):
+        """``a < b < c``: ``(a < b) and (b < c)``, each typed, when the inner operands are names
+        or constants (evaluating them twice is free); otherwise Python's chain."""
+        operands = [node.left] + list(node.comparators)
+        fns = [typedarith.COMPARE.get(type(op).__name__) for op in node.ops]
+        inner = operands[1:-1]
+        if None in fns or not all(isinstance(o, (ast.Name, ast.Constant)) for o in inner):
+            return node
+        tests = []
+        for k, (op, fn) in enumerate(zip(node.ops, fns)):
+            left = operands[k] if k == 0 else copy.copy(operands[k])
+            right = operands[k + 1]
+            call = ast.Call(func=self.bind(fn), args=[left, right], keywords=[])
+            tests.append(inline_ops.fast(op, left, right, call, self.bind))
+        return self._located_expr(ast.BoolOp(op=ast.And(), values=tests), node)
 
     def _grid(self, obj, node):
         if len(node.args) != 1 or node.keywords:

@@ -263,3 +263,24 @@ def test_conditional_expression_with_a_constant_condition_keeps_the_taken_type()
 
     k[1, 1](np.array([1 + 2j], np.complex64))
     assert [numba_type(v) for v in seen[0]] == [types.complex64, types.complex64]
+
+
+def test_chained_comparisons_are_typed():
+    seen = []
+
+    @cuda.jit
+    def k(i, u):
+        # uint64 against int64 compares as float64 in the compiled kernel: 2**63 + 1 and
+        # 2**63 are the same float64
+        a, b, v = i[0], i[1], u[0]
+        seen.append((a < v <= b, 0 <= a < 5, b < 3 < a))
+
+    k[1, 1](np.array([2, 2**63 - 1], np.int64), np.array([2**63 + 1], np.uint64))
+
+    @numba.njit
+    def ref(i, u):
+        a, b, v = i[0], i[1], u[0]
+        return a < v <= b, 0 <= a < 5, b < 3 < a
+
+    want = ref(np.array([2, 2**63 - 1], np.int64), np.array([2**63 + 1], np.uint64))
+    assert seen[0] == want and want[0] is True
