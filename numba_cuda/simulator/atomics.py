@@ -157,8 +157,22 @@ def dec(ary, idx, val):
     return old
 
 
+#: The element types ``cas``/``compare_and_swap`` take (the kernel language's typing: the GPU's
+#: 32- and 64-bit integer compare-and-swap; a float array is refused when compiling).
+_CAS_DTYPES = tuple(np.dtype(t) for t in (np.int32, np.uint32, np.int64, np.uint64))
+
+
+def _check_cas(qualname, ary):
+    if ary.dtype not in _CAS_DTYPES:
+        raise TypeError(
+            f"{qualname}: arrays of {ary.dtype} are not supported; supported dtypes: "
+            f"int32, uint32, int64, uint64 (the compiled kernel refuses the call too)"
+        )
+
+
 def cas(ary, idx, old, val):
     """Store ``val`` if the element equals ``old``; return the element as it was."""
+    _check_cas("cuda.atomic.cas", ary)
     loaded = _load(ary, idx)
     old, val = _operand(ary, old), _operand(ary, val)
     if loaded == old:
@@ -168,4 +182,5 @@ def cas(ary, idx, old, val):
 
 def compare_and_swap(ary, old, val):
     """``cas`` on the first element of a 1-D array (the older spelling)."""
+    _check_cas("cuda.atomic.compare_and_swap", ary)
     return cas(ary, (0,) * ary.ndim, old, val)

@@ -1,14 +1,21 @@
-"""``math`` functions as kernels see them on the GPU.
+"""``math`` functions and numeric builtins as kernels see them on the GPU.
 
-Inside a simulated kernel a call such as ``math.sin(x)`` is redirected here:
-float32 arguments give a float32 result (as libdevice's ``__nv_sinf``), and
-domain or range errors give NaN or infinity instead of Python's
-``ValueError``/``OverflowError``.
+Inside a simulated kernel a call such as ``math.sin(x)`` is redirected here.  Each is typed
+as the compiled kernel types it (:func:`.typedarith.typed_call`: the arguments converted to
+the signature Numba's typing chooses, the result to its return type -- ``math.sin`` of a
+float32 is a float32 as libdevice's ``__nv_sinf``, ``math.floor`` gives what the kernel
+language's typing says, ``abs(int32)`` wraps), and domain or range errors give NaN or
+infinity instead of Python's ``ValueError``/``OverflowError``; a float converted to an
+integer result converts as ``cvt.rzi`` does (NaN -> 0, saturated).
 """
 
 import math
 
+import builtins
+
 import numpy as np
+
+from .typedarith import pow_ as _typed_pow, typed_call
 
 # math name -> numpy ufunc used when Python's math raises
 _NUMPY_EQUIVALENT = {
@@ -77,10 +84,42 @@ def gpu_round(number, ndigits=None):
     return round(number, ndigits)
 
 
-#: id(math function) -> its kernel version
+def _rounding(np_fn):
+    def rounding(x):
+        if isinstance(x, (int, np.integer)):
+            return x
+        with np.errstate(all="ignore"):
+            return np_fn(x)  # a float (NaN and infinities stay), of the argument's precision
+    return rounding
+
+
+def _round(number, ndigits=None):
+    if ndigits is None and isinstance(number, (float, np.floating)):
+        return np.rint(number)  # half to even, as rint; the typed call converts the result
+    return gpu_round(number, ndigits)
+
+
+def _builtin_pow(base, exp, mod=None):
+    if mod is None:
+        return _typed_pow(base, exp)
+    return builtins.pow(base, exp, mod)
+
+
+_ROUNDINGS = {"floor": np.floor, "ceil": np.ceil, "trunc": np.trunc}
+
+
+#: id(math function or builtin) -> its kernel version
 KERNEL_VERSIONS = {
-    id(getattr(math, name)): _wrap(name, getattr(math, name))
+    id(getattr(math, name)): typed_call(getattr(math, name), _wrap(name, getattr(math, name)), name)
     for name in _NUMPY_EQUIVALENT
     if hasattr(math, name)
 }
-KERNEL_VERSIONS[id(round)] = gpu_round
+for _name, _np_fn in _ROUNDINGS.items():
+    KERNEL_VERSIONS[id(getattr(math, _name))] = typed_call(getattr(math, _name), _rounding(_np_fn), _name)
+for _name in ("isnan", "isinf", "isfinite"):
+    KERNEL_VERSIONS[id(getattr(math, _name))] = typed_call(getattr(math, _name), getattr(math, _name), _name)
+KERNEL_VERSIONS[id(round)] = typed_call(round, _round, "round")
+KERNEL_VERSIONS[id(abs)] = typed_call(abs, abs, "abs")
+KERNEL_VERSIONS[id(min)] = typed_call(min, min, "min")
+KERNEL_VERSIONS[id(max)] = typed_call(max, max, "max")
+KERNEL_VERSIONS[id(builtins.pow)] = _builtin_pow

@@ -20,9 +20,14 @@ time):
   are looked up once and bound to names.
 * Stores into array elements and record fields evaluate the array, the index
   and the value once, and store what the GPU stores (:mod:`.fixedwidth`:
-  integers wrap, floats into integers convert as ``cvt.rzi``); numpy/Numba
-  integer constructors and ``int()`` convert the same way; ``math`` functions
-  keep float32 and give NaN/inf instead of raising.
+  integers wrap, floats into integers convert as ``cvt.rzi``).
+* Operators (binary, unary, single comparisons, augmented assignments), number
+  constructors (``int``, ``float``, ``np.int32``, ``numba.uint8`` ...) and
+  ``math`` functions call :mod:`.typedarith`, which computes them in the types
+  Numba's typing gives (as the compiled kernel does); a conditional expression
+  converts its value to the unification of both branches' types
+  (:mod:`.ternary`).  Arithmetic on constants alone is left as written:
+  CPython folds it, and the compiled kernel sees the folded constant.
 * Every name the rewrite introduces starts with a prefix that none of the
   function's own names starts with (hygiene: a user's ``_sim_ctx`` is theirs).
 
@@ -34,6 +39,7 @@ in OS-thread mode.
 
 import ast
 import builtins
+import copy
 import inspect
 import itertools
 import sys
@@ -43,7 +49,7 @@ import types as pytypes
 import numpy as np
 
 from . import collectives as coll
-from . import fixedwidth
+from . import constfold, fixedwidth, inline_ops, ternary, typedarith
 from . import kernelapi as kapi
 from . import kernelmemory as mem
 from .mathfuncs import KERNEL_VERSIONS as MATH_VERSIONS
@@ -159,6 +165,37 @@ def canonical(obj):
 
 
 _COLLECTIVES = {id(f): (f, b) for f, b in coll.REQUEST_BUILDERS.items()}
+_NUMPY_FLOAT_TYPES = frozenset({np.float32, np.float64, np.complex64, np.complex128, np.bool_})
+_CONSTRUCTORS = {}
+
+
+def _typed_constructor(cls, compute):
+    """The kernel version of number class ``cls`` (``np.int32``, ``float``, ``numba.uint8``
+    ...): typed as the compiled kernel types the call (:func:`.typedarith.typed_call`)."""
+    key = id(cls)
+    hit = _CONSTRUCTORS.get(key)
+    if hit is None or hit[0] is not cls:
+        hit = _CONSTRUCTORS[key] = (cls, typedarith.typed_call(cls, compute, getattr(cls, "__name__", None)))
+    return hit[1]
+
+
+def _constant_expr(node):
+    """Whether ``node`` is arithmetic on constants only that CPython folds at compile time
+    (the compiled kernel's typing sees the folded constant; see :func:`.constfold.folded`)."""
+    return constfold.folded(node)[0]
+
+
+def _constant_condition(node):
+    """Whether Numba's dead-branch pruning decides a condition at compile time: a constant,
+    or one comparison of constants (after CPython's folding)."""
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, ast.Compare) and len(node.ops) == 1:
+        sides = (node.left, node.comparators[0])
+        return all(isinstance(s, ast.Constant) or _constant_expr(s) for s in sides)
+    return False
+
+
 _NUMPY_INT_TYPES = frozenset(
     t for t in set(np.sctypeDict.values()) if isinstance(t, type) and issubclass(t, np.integer)
 )
@@ -375,20 +412,111 @@ class _Rewriter(ast.NodeTransformer):
                 self.needs_threads = True
             return call
         if obj is int and not keywords:
-            return ast.Call(func=self.bind(fixedwidth.to_int), args=args, keywords=[])
+            return ast.Call(func=self.bind(_typed_constructor(int, fixedwidth.to_int)),
+                            args=args, keywords=[])
+        if (obj is float or obj is complex or obj is bool) and not keywords:
+            return ast.Call(func=self.bind(_typed_constructor(obj, obj)), args=args, keywords=[])
         if isinstance(obj, type) and obj in _NUMPY_INT_TYPES:
-            return ast.Call(func=self.bind(fixedwidth.make_int_caster(obj)), args=args, keywords=keywords)
+            return ast.Call(func=self.bind(_typed_constructor(obj, fixedwidth.make_int_caster(obj))),
+                            args=args, keywords=keywords)
+        if isinstance(obj, type) and obj in _NUMPY_FLOAT_TYPES:
+            return ast.Call(func=self.bind(_typed_constructor(obj, obj)), args=args, keywords=keywords)
         nptype = _numba_scalar_as_numpy(obj)
         if nptype is not None:
-            if issubclass(nptype, np.integer):
-                nptype = fixedwidth.make_int_caster(nptype)
-            return ast.Call(func=self.bind(nptype), args=args, keywords=keywords)
+            compute = fixedwidth.make_int_caster(nptype) if issubclass(nptype, np.integer) else nptype
+            return ast.Call(func=self.bind(_typed_constructor(obj, compute)), args=args,
+                            keywords=keywords)
         math_version = MATH_VERSIONS.get(id(obj))
         if math_version is not None:
             return ast.Call(func=self.bind(math_version), args=args, keywords=keywords)
         if isinstance(func, ast.Name) and obj is not self.r.resolve(func):
             node.func = self.bind(obj)  # a GPU-target stub called by name: its simulator twin
         return node
+
+    # -- operators: typed as the compiled kernel types them (see :mod:`.typedarith`)
+    def visit_BinOp(self, node):
+        if _constant_expr(node):
+            return node
+        self.generic_visit(node)
+        fn = typedarith.BINARY.get(type(node.op).__name__)
+        if fn is None:
+            return node
+        call = ast.Call(func=self.bind(fn), args=[node.left, node.right], keywords=[])
+        return self._located_expr(inline_ops.fast(node.op, node.left, node.right, call, self.bind),
+                                  node)
+
+    @staticmethod
+    def _located_expr(expr, node):
+        for sub in ast.walk(expr):
+            ast.copy_location(sub, node)
+        return expr
+
+    def visit_UnaryOp(self, node):
+        if _constant_expr(node):
+            return node
+        self.generic_visit(node)
+        fn = typedarith.UNARY.get(type(node.op).__name__)
+        if fn is None:
+            return node
+        return ast.copy_location(ast.Call(func=self.bind(fn), args=[node.operand], keywords=[]),
+                                 node)
+
+    def visit_IfExp(self, node):
+        # one type for both branches, as Numba unifies them (see :mod:`.ternary`) -- unless the
+        # condition is constant: Numba's dead-branch pruning then types the taken branch alone
+        if _constant_condition(node.test):
+            return self.generic_visit(node)
+        original = copy.deepcopy(node)
+        self.generic_visit(node)
+        node.body = self._unified(node.body, original.orelse)
+        node.orelse = self._unified(node.orelse, original.body)
+        return node
+
+    def _unified(self, value, other):
+        typer = ternary.Typer(other, self._lookup)
+        if not typer.names:
+            other_type = typer.type_for({})
+            if other_type is None:
+                return value
+            call = ast.Call(func=self.bind(ternary.static_unifier(other_type)), args=[value],
+                            keywords=[])
+        else:
+            call = ast.Call(func=self.bind(ternary.unified),
+                            args=[value, self.bind(typer),
+                                  ast.Call(func=self.bind(locals), args=[], keywords=[])],
+                            keywords=[])
+        return ast.copy_location(call, value)
+
+    def _lookup(self, name):
+        obj = self.r.resolve(ast.Name(id=name, ctx=ast.Load()))
+        return None if obj is _UNRESOLVED else obj
+
+    def visit_Compare(self, node):
+        self.generic_visit(node)
+        if len(node.ops) != 1:
+            return self._chain(node)
+        fn = typedarith.COMPARE.get(type(node.ops[0]).__name__)
+        if fn is None:
+            return node
+        left, right = node.left, node.comparators[0]
+        call = ast.Call(func=self.bind(fn), args=[left, right], keywords=[])
+        return self._located_expr(inline_ops.fast(node.ops[0], left, right, call, self.bind), node)
+
+    def _chain(self, node):
+        """``a < b < c``: ``(a < b) and (b < c)``, each typed, when the inner operands are names
+        or constants (evaluating them twice is free); otherwise Python's chain."""
+        operands = [node.left] + list(node.comparators)
+        fns = [typedarith.COMPARE.get(type(op).__name__) for op in node.ops]
+        inner = operands[1:-1]
+        if None in fns or not all(isinstance(o, (ast.Name, ast.Constant)) for o in inner):
+            return node
+        tests = []
+        for k, (op, fn) in enumerate(zip(node.ops, fns)):
+            left = operands[k] if k == 0 else copy.copy(operands[k])
+            right = operands[k + 1]
+            call = ast.Call(func=self.bind(fn), args=[left, right], keywords=[])
+            tests.append(inline_ops.fast(op, left, right, call, self.bind))
+        return self._located_expr(ast.BoolOp(op=ast.And(), values=tests), node)
 
     def _grid(self, obj, node):
         if len(node.args) != 1 or node.keywords:
@@ -546,6 +674,13 @@ class _Rewriter(ast.NodeTransformer):
     def visit_AugAssign(self, node):
         self.generic_visit(node)
         target = node.target
+        typed = typedarith.AUGMENTED.get(type(node.op).__name__)
+        if isinstance(target, ast.Name) and typed is not None:
+            # x op= y: x = typed(x, y) (the in-place operator for what is not a number)
+            call = ast.Call(func=self.bind(typed), args=[_name(target.id), node.value], keywords=[])
+            value = inline_ops.fast(node.op, _name(target.id), node.value, call, self.bind)
+            assign = ast.Assign(targets=[_name(target.id, ast.Store())], value=value)
+            return self._located([assign], node)[0]
         if not self._guardable(target):
             return node
         out = []
@@ -558,6 +693,7 @@ class _Rewriter(ast.NodeTransformer):
             load = ast.Attribute(value=base, attr=target.attr, ctx=ast.Load())
             store_target = ast.Attribute(value=base, attr=target.attr, ctx=ast.Store())
         old, val, res = self._tmp("o"), self._tmp("w"), self._tmp("r")
+        binary = typedarith.BINARY.get(type(node.op).__name__)  # the result is stored back
         out.append(ast.Assign(targets=[_name(old, ast.Store())], value=load))   # Python's order:
         out.append(ast.Assign(targets=[_name(val, ast.Store())], value=node.value))  # load, then value
         exact = ast.Call(func=self.bind(fixedwidth.exact_op),
@@ -565,7 +701,9 @@ class _Rewriter(ast.NodeTransformer):
                          keywords=[])
         out.append(ast.Try(
             body=[ast.Assign(targets=[_name(res, ast.Store())],
-                             value=ast.BinOp(left=_name(old), op=node.op, right=_name(val)))],
+                             value=ast.Call(func=self.bind(binary), args=[_name(old), _name(val)],
+                                            keywords=[]) if binary is not None
+                             else ast.BinOp(left=_name(old), op=node.op, right=_name(val)))],
             handlers=[ast.ExceptHandler(type=self.bind(OverflowError), name=None,
                                         body=[ast.Assign(targets=[_name(res, ast.Store())],
                                                          value=exact)])],
