@@ -122,9 +122,17 @@ def install_module_replacements():
     _sys.meta_path.insert(0, _SimulatedModuleFinder())
 
 
+#: submodules the peers' simulators have, reached as attributes (``simulator.kernel.BlockThread``)
+_PEER_SUBMODULES = frozenset({"kernel"})
+
+
 def __getattr__(name):
     """``numba.cuda.simulator.jit`` & co.: NVIDIA's simulator package exports its public API.
-    (Not for this package's own submodules: ``from . import devices`` must import them.)"""
+    (Not for this package's own submodules: ``from . import devices`` must import them; but
+    ``simulator.kernel``, a module of the peers' simulators that code reaches as an attribute,
+    is imported on first use.)"""
+    if name in _PEER_SUBMODULES:
+        return _importlib.import_module(f"{__name__}.{name}")
     if not name.startswith("_") and _util.find_spec(f"{__name__}.{name}") is None:
         api = _importlib.import_module(__name__ + ".api")
         if hasattr(api, name):

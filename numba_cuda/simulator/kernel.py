@@ -4,7 +4,8 @@ Numba's and NVIDIA's simulators make kernels and device functions of one class,
 ``FakeCUDAKernel``, and libraries test ``isinstance(f, FakeCUDAKernel)``; here it is the common
 base of :class:`~.dispatcher.SimKernel` and :class:`~.dispatcher.SimDeviceFunction` (tell them
 apart by ``f._device``).  ``FakeOverloadDict``/``FakeOverload`` are the classes of
-``f.overloads`` and of its entries.
+``f.overloads`` and of its entries; ``BlockThread`` the class of the OS threads that run
+simulated threads in the OS-thread mode (none is left running after a launch).
 """
 
 # The API first: importing .dispatcher before it, under NUMBA_ENABLE_CUDASIM=1, would resolve
@@ -14,3 +15,4 @@ from . import api as _api  # noqa: F401
 from .dispatcher import _FakeOverload as FakeOverload  # noqa: F401
 from .dispatcher import _Overloads as FakeOverloadDict  # noqa: F401
 from .dispatcher import _SimFunction as FakeCUDAKernel  # noqa: F401
+from .scheduler import BlockThread  # noqa: F401

@@ -91,6 +91,11 @@ def _raise_in_thread(thread, exc_type):
     return set_async_exc(ctypes.c_ulong(thread.ident), ctypes.py_object(exc_type)) == 1
 
 
+class BlockThread(threading.Thread):
+    """The OS thread of one simulated thread in the OS-thread mode (the peers' simulators name
+    their per-thread OS threads so: code checks that none is left running after a launch)."""
+
+
 class ThreadCoroutine:
     """A simulated thread on an OS thread, driven like a generator (``send``/``close``).
 
@@ -141,7 +146,7 @@ class ThreadCoroutine:
     def send(self, value):
         self._value = value
         if self._thread is None:
-            self._thread = threading.Thread(target=self._main, daemon=True, name="cudasim-thread")
+            self._thread = BlockThread(target=self._main, daemon=True, name="cudasim-thread")
             self._thread.start()
         self._go.release()
         self._back.acquire()

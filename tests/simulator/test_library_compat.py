@@ -190,3 +190,31 @@ def test_the_peers_class_name_covers_kernels_and_device_functions():
     assert isinstance(ker.overloads, FakeOverloadDict)
     assert isinstance(ker.overloads[()], FakeOverload)
     assert ker.overloads[()].max_cooperative_grid_blocks(32) >= 1
+
+
+def test_simulator_kernel_module_as_an_attribute_and_its_block_threads():
+    """The peers' simulator tests reach ``simulator.kernel.BlockThread`` as attributes and check
+    that no such thread is left running after a launch that raised."""
+    import threading
+
+    from numba_cuda import simulator
+
+    assert isinstance(simulator.kernel.BlockThread, type)
+    assert issubclass(simulator.kernel.BlockThread, threading.Thread)
+
+    def boom(x):
+        i = cuda.threadIdx.x
+        if i == 1:
+            raise ValueError("boom")
+        cuda.syncthreads()
+        x[i] = i
+
+    kernel = cuda.jit(sim_mode="threads")(boom)
+    with pytest.raises(ValueError, match="boom"):
+        kernel[1, 4](np.zeros(4))
+    seen = [t for t in threading.enumerate() if isinstance(t, simulator.kernel.BlockThread)]
+    for t in seen:
+        t.join(2)
+    assert not [t for t in seen if t.is_alive()]
+    running = [threading.Thread(target=lambda: None)]
+    assert not any(isinstance(t, simulator.kernel.BlockThread) for t in running)
