@@ -21,6 +21,7 @@ COMPILER = {
         "compile_ptx",
         "compile_ptx_for_current_device",
         "compile_for_current_device",
+        "compile_all",
         "declare_device",
     )
 }

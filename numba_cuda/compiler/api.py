@@ -20,16 +20,9 @@ def _resolve_cc(cc):
     return capability.check_cc(cc) if cc is not None else capability.default_ptx_cc()
 
 
-def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False, cc=None,
-            opt=None, abi="c", abi_info=None, output="ptx", forceinline=False, launch_bounds=None):
-    """Compile ``pyfunc`` for ``sig`` and return ``(code, return_type)``.
-
-    ``output="ptx"`` gives PTX text; ``output="ltoir"`` gives LTO-IR bytes (libNVVM ``-gen-lto``).
-    ``abi="c"`` (device functions only) exports a C-ABI function named ``abi_info["abi_name"]``
-    (default: the Python name); ``abi="numba"`` exports the Numba-ABI function
-    ``i32 f(ret*, args...)``.  ``forceinline=True`` inlines the function into its callers (and
-    device functions it calls into it); ``launch_bounds`` (kernels) as ``cuda.jit``'s.
-    """
+def _compile_library(pyfunc, sig, debug, lineinfo, device, fastmath, cc, opt, abi, abi_info,
+                     output, forceinline, launch_bounds):
+    """``(library, return_type, cc)``: what :func:`compile` and :func:`compile_all` make code of."""
     from ..errors import UnsupportedCompileOption
 
     if output not in ("ptx", "ltoir"):
@@ -68,8 +61,50 @@ def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False
             raise
         setup.join()
         cc = _resolve_cc(cc)
+    return library, resty, cc
+
+
+def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False, cc=None,
+            opt=None, abi="c", abi_info=None, output="ptx", forceinline=False, launch_bounds=None):
+    """Compile ``pyfunc`` for ``sig`` and return ``(code, return_type)``.
+
+    ``output="ptx"`` gives PTX text; ``output="ltoir"`` gives LTO-IR bytes (libNVVM ``-gen-lto``).
+    ``abi="c"`` (device functions only) exports a C-ABI function named ``abi_info["abi_name"]``
+    (default: the Python name); ``abi="numba"`` exports the Numba-ABI function
+    ``i32 f(ret*, args...)``.  ``forceinline=True`` inlines the function into its callers (and
+    device functions it calls into it); ``launch_bounds`` (kernels) as ``cuda.jit``'s.
+    """
+    library, resty, cc = _compile_library(pyfunc, sig, debug, lineinfo, device, fastmath, cc, opt,
+                                          abi, abi_info, output, forceinline, launch_bounds)
     code = library.get_ltoir(cc) if output == "ltoir" else library.get_ptx(cc)
     return code, resty
+
+
+def compile_all(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False, cc=None,
+                opt=None, abi="c", abi_info=None, output="ltoir", forceinline=False,
+                launch_bounds=None):
+    """As :func:`compile`, but ``([code, ...], return_type)``: the function's code first, then
+    the code of every file it links (``link=`` of the device functions it calls,
+    ``cuda.declare_device(..., link=...)``): CUDA C/C++ sources compiled with NVRTC to the same
+    ``output`` (``"ltoir"``, the default, or ``"ptx"``), other files as their
+    :mod:`numba_cuda.linking` code objects (``Cubin``, ``Fatbin``, ``LTOIR`` ...), as NVIDIA's
+    numba-cuda returns them, to hand to a linker of one's own."""
+    from ..linking import linkable, nvrtc as nvrtc_compiler
+
+    if forceinline and output == "ptx":
+        raise ValueError("forceinline=True needs output='ltoir' in compile_all: inlining across "
+                         "the returned codes happens when they are linked with LTO")
+    library, resty, cc = _compile_library(pyfunc, sig, debug, lineinfo, device, fastmath, cc, opt,
+                                          abi, abi_info, output, forceinline, launch_bounds)
+    codes = [library.get_ltoir(cc) if output == "ltoir" else library.get_ptx(cc)]
+    for item in library.all_link_files():
+        obj = linkable.as_linkable(item)
+        if obj.kind == "cu":
+            codes.append(nvrtc_compiler.compile_source(obj, cc, output=output, name=obj.name,
+                                                       lineinfo=bool(lineinfo), debug=bool(debug)))
+        else:
+            codes.append(obj)
+    return codes, resty
 
 
 def compile_to_library(pyfunc, sig, options, device=True, abi="numba", abi_info=None):

@@ -9,7 +9,7 @@ Numba (``numba_cuda.dispatch`` registers on import) before anything is compiled.
 
 from numba.core import types
 
-from ..compiler.api import compile, compile_ptx, compile_to_library, declare_device  # noqa: F401
+from ..compiler.api import compile, compile_all, compile_ptx, compile_to_library, declare_device  # noqa: F401
 from ..compiler.target import NUMBA_INTERNAL_OPTIONS
 from .device_cc import current_device_cc
 from .dispatcher import CUDADispatcher

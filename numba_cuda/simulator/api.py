@@ -49,6 +49,7 @@ from .devices import (  # noqa: F401
 from .dispatcher import (  # noqa: F401
     NotAvailableInSimulator,
     compile,
+    compile_all,
     compile_for_current_device,
     compile_ptx,
     compile_ptx_for_current_device,

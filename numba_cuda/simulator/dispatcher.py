@@ -517,3 +517,7 @@ def compile(*args, **kwargs):  # noqa: A001 - public name of numba.cuda
 
 def compile_for_current_device(*args, **kwargs):
     raise not_available("cuda.compile_for_current_device()")
+
+
+def compile_all(*args, **kwargs):
+    raise not_available("cuda.compile_all()")

@@ -371,3 +371,41 @@ def test_on_off_options_refuse_values_that_only_look_true(cuda, option, value):
 ])
 def test_on_off_options_accept_bools_ints_and_none(cuda, option, value):
     cuda.jit(**{option: value})(_div)
+
+
+def test_compile_all_returns_the_code_and_the_code_of_the_linked_files(tmp_path):
+    """cuda.compile_all (NVIDIA's): the function's code first, then every linked file's -- CUDA
+    C/C++ compiled by NVRTC to the same output, other files as code objects."""
+    from numba import cuda, int32
+
+    from numba_cuda.errors import UnsupportedCompileOption
+    from numba_cuda.linking import LTOIR, PTXSource, CUSource
+    from tests.ptx_helpers import assemble
+
+    src = 'extern "C" __device__ int twice(int* r, int x) { *r = 2 * x; return 0; }'
+    ptx_file = tmp_path / "three.ptx"
+    def times3(x):
+        return x * 3
+
+    ptx_file.write_text(cuda.compile_ptx(times3, (int32,), device=True, cc=(7, 5), abi="c",
+                                         abi_info={"abi_name": "thrice"})[0])
+    twice = cuda.declare_device("twice", "int32(int32)", link=[CUSource(src)])
+    thrice = cuda.declare_device("thrice_numba", "int32(int32)", link=[str(ptx_file)])
+
+    def f(x):
+        return twice(x) + thrice(x)
+
+    codes, resty = cuda.compile_all(f, (int32,), device=True, cc=(7, 5))
+    assert resty == int64 and isinstance(codes[0], bytes) and len(codes) == 3
+    assert isinstance(codes[1], LTOIR) and isinstance(codes[2], PTXSource)
+    assert codes[2].name == str(ptx_file)
+    codes, _ = cuda.compile_all(f, (int32,), device=True, cc=(7, 5), output="ptx")
+    assert isinstance(codes[0], str) and ".visible .func" in codes[0]
+    assert isinstance(codes[1], PTXSource) and b"twice" in codes[1].data
+    assemble(codes[1].data.decode(), (7, 5))
+    plain, _ = cuda.compile_all(times3, (int32,), device=True, cc=(7, 5), output="ptx")
+    assert len(plain) == 1
+    with pytest.raises(UnsupportedCompileOption, match="Unsupported output type: cubin"):
+        cuda.compile_all(f, (int32,), output="cubin")
+    with pytest.raises(ValueError, match="forceinline=True needs output='ltoir'"):
+        cuda.compile_all(f, (int32,), output="ptx", forceinline=True)
