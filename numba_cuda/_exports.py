@@ -148,6 +148,9 @@ SURFACE = {
     "LaunchConfigError": "numba_cuda.errors",
     "NotAvailableInSimulator": "numba_cuda.errors",
     "KernelRuntimeError": "numba_cuda.errors",
+    # NVIDIA's numba-cuda has these at the top level too (the numba.cuda.types classes)
+    "Dim3": "numba_cuda.types",
+    "GridGroup": "numba_cuda.types",
     "GraphCaptureError": "numba_cuda.errors",
     "GraphUpdateError": "numba_cuda.errors",
     "DeviceRecord": "numba_cuda.runtime.devicearray",

@@ -163,3 +163,13 @@ def _add_vector_types():
 
 
 _add_vector_types()
+
+
+def __getattr__(name):
+    """``Dim3``/``GridGroup``: the ``numba.cuda.types`` classes, as on the GPU target (looked up
+    on first use: they come from the kernel-language modules)."""
+    if name in ("Dim3", "GridGroup"):
+        from .. import types as _types
+
+        return getattr(_types, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -28,6 +28,9 @@ def test_module_attributes_and_names():
     from numba_cuda import errors
 
     assert cuda.KernelRuntimeError is errors.KernelRuntimeError
+    from numba_cuda import types
+
+    assert cuda.Dim3 is types.Dim3 and cuda.GridGroup is types.GridGroup
     a = np.zeros(3)
     assert cuda.In(a).value is a and cuda.Out(a).value is a and cuda.InOut(a).value is a
 
