@@ -110,6 +110,10 @@ def test_the_nvdisasm_hint_names_a_wheel_that_exists_for_this_major():
     m = re.fullmatch(r'pip install "([\w-]+)(>=[\d.]+,<[\d.]+)"', hint)
     assert m, hint
     wheel, spec = m.groups()
+    if not nvdisasm:
+        # cuda-toolkit 13.1 (the floor of the cu13 extra) lists no nvdisasm wheel yet; the newer
+        # metapackages of the other jobs do, and the check runs there
+        pytest.skip(f"cuda-toolkit {toolkit_meta.version} lists no nvdisasm wheel to check the hint against")
     assert wheel in {canonicalize_name(r.name) for r in nvdisasm}, (wheel, nvdisasm)
     # the metapackage of this major pins a version the hint's range accepts
     from packaging.specifiers import SpecifierSet
