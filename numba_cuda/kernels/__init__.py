@@ -1,1 +1,2 @@
-"""``numba.cuda.kernels``: Numba's path for its ready-made kernels (``kernels.reduction``)."""
+"""``numba.cuda.kernels``: Numba's path for its ready-made kernels (``kernels.reduction``,
+``kernels.transpose``)."""

@@ -109,6 +109,10 @@ CHECKS = {
                        "('<lambda>') == '_3clambda_3e' and "
                        "__import__('numba.cuda.itanium_mangler', fromlist=['x']).mangle_identifier "
                        "is numba.core.itanium_mangler.mangle_identifier",
+    "kernels.transpose": "callable(__import__('numba.cuda.kernels.transpose', fromlist=['x'])"
+                         ".transpose)",
+    "cudadrv.devicearray.from_record_like": "callable(__import__('numba.cuda.cudadrv.devicearray', "
+                                            "fromlist=['x']).from_record_like)",
     "launchconfig": "__import__('numba.cuda.launchconfig', fromlist=['x']) is cuda.launchconfig"
                     " and cuda.launchconfig.current_launch_config() is None",
     "simulator.kernel.FakeCUDAKernel": "issubclass(__import__('numba_cuda.simulator.dispatcher', "

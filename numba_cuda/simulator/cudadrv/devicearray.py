@@ -39,3 +39,16 @@ def verify_cuda_ndarray_interface(obj):
 def require_cuda_ndarray(obj):
     if not is_cuda_ndarray(obj):
         raise ValueError("require a cuda ndarray object")
+
+
+def from_record_like(rec, stream=0, gpu_data=None):
+    """A simulated DeviceRecord of ``rec``'s structured dtype (zero-filled; on the GPU target it
+    is uninitialised device memory).  ``gpu_data`` (existing device memory) cannot be
+    simulated."""
+    import numpy as np
+
+    if gpu_data is not None:
+        from ..unavailable import not_available
+
+        raise not_available("from_record_like(..., gpu_data=...)")
+    return DeviceRecord(np.zeros((), dtype=rec.dtype), stream)
