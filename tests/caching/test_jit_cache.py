@@ -9,7 +9,6 @@ import os
 import subprocess
 import sys
 import textwrap
-import time
 
 import pytest
 
@@ -264,17 +263,6 @@ def test_cached_kernel_runs_on_the_gpu(module_dir):
                           timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.strip().splitlines()[-1] == "CachedKernel [0.0, 6.0, 12.0, 18.0]"
-
-
-def test_loading_is_faster_than_compiling(module_dir):
-    t0 = time.perf_counter()
-    run(module_dir)
-    compile_time = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    run(module_dir)
-    load_time = time.perf_counter() - t0
-    # Interpreter start-up dominates both; the cached run must still be clearly cheaper.
-    assert load_time < compile_time, (load_time, compile_time)
 
 
 FACTORY_MODULE = '''
