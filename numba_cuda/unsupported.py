@@ -6,6 +6,8 @@ and the simulator, which must give the same answers; it imports neither.
 * Generator functions (``yield``), coroutine functions (``async def``) and
   async generators cannot be kernels or device functions: a GPU thread runs
   its function once, to the end.
+* ``try``/``except``/``finally`` is refused (:func:`no_try_message`): CUDA code has no
+  exception handling.
 * Python containers (lists, dicts, sets) cannot be kernel arguments, and
   arrays of Python objects (``dtype=object``) cannot live in device memory.
   Arrays of numbers, booleans, records and fixed-size character sequences
@@ -17,6 +19,14 @@ import inspect
 import numpy as np
 
 from numba_cuda.errors import KernelArgumentError
+
+
+def no_try_message():
+    """The refusal of ``try``/``except`` in CUDA code, on both targets."""
+    return ("try/except is not supported in CUDA kernels and device functions (CUDA code has no "
+            "exception handling to catch with); test the condition with an if statement instead. "
+            "An exception raised in a kernel compiled with debug=True is reported on the host "
+            "after the launch")
 
 
 def function_problem(func):

@@ -16,17 +16,13 @@ from numba.core.compiler_machinery import AnalysisPass, register_pass
 from numba.core.unsafe import eh
 
 from .containers import first_expression
+from ..unsupported import no_try_message  # noqa: F401 - the wording both targets use
 from .strings import _global_value
 
 #: The intrinsics Numba's bytecode translation calls to open a try block.
 _TRY_MARKERS = (eh.mark_try_block,)
 
 
-def no_try_message():
-    return ("try/except is not supported in CUDA kernels and device functions (CUDA code has no "
-            "exception handling to catch with); test the condition with an if statement instead. "
-            "An exception raised in a kernel compiled with debug=True is reported on the host "
-            "after the launch")
 
 
 _TRY_LINE = re.compile(r"\s*try\s*:")

@@ -746,7 +746,20 @@ def _parse(pyfunc):
     for node in ast.walk(fdef):
         if isinstance(node, (ast.Yield, ast.YieldFrom, ast.Await)):
             raise TransformError(f"{pyfunc.__qualname__} is a generator or coroutine")
+        if isinstance(node, _TRY_NODES):
+            # refused as the compiler refuses it (Python would catch what the GPU cannot)
+            from numba.core.errors import UnsupportedError
+
+            from ..unsupported import no_try_message
+
+            line = pyfunc.__code__.co_firstlineno + node.lineno - 1
+            raise UnsupportedError(
+                f"{no_try_message()}\n\nFile \"{pyfunc.__code__.co_filename}\", line {line}")
     return source, fdef
+
+
+#: try statements (``try``/``except``/``finally``, and ``except*`` from Python 3.11)
+_TRY_NODES = tuple(getattr(ast, name) for name in ("Try", "TryStar") if hasattr(ast, name))
 
 
 def transform(pyfunc, yields, as_device):

@@ -91,3 +91,48 @@ def test_character_sequence_arrays_stay_supported_in_the_simulator(dtype):
     k[1, 1](a)
     d = sim.to_device(a)
     assert d.copy_to_host()[0] in ("XYZ", b"XYZ")
+
+
+def _with_try(a):
+    try:  # MARK-TRY
+        a[0] = 1
+    except IndexError:
+        a[0] = 2
+
+
+def _device_with_try(a):
+    try:
+        a[1] = 1
+    finally:
+        a[0] = 3
+
+
+def test_try_blocks_are_refused_as_the_compiler_refuses_them():
+    """try/except/finally: the compiler's UnsupportedError and wording, naming the try line;
+    the simulator would otherwise catch what a GPU thread cannot."""
+    import inspect
+
+    from numba import cuda as gpu
+    from numba.core.errors import UnsupportedError
+
+    from numba_cuda.unsupported import no_try_message
+
+    lines, first = inspect.getsourcelines(_with_try)
+    try_line = first + next(i for i, t in enumerate(lines) if "MARK-TRY" in t)
+    with pytest.raises(UnsupportedError) as compiled:
+        gpu.compile_ptx(_with_try, "void(float64[:])", cc=(7, 5))
+    with pytest.raises(UnsupportedError) as simulated:
+        sim.jit(_with_try)[1, 1](np.zeros(2))
+    for info in (compiled, simulated):
+        assert no_try_message() in str(info.value)
+        assert f"line {try_line}" in str(info.value) or f"({try_line})" in str(info.value)
+    device = sim.jit(device=True)(_device_with_try)
+
+    @sim.jit
+    def caller(a):
+        device(a)
+
+    a = np.zeros(2)
+    with pytest.raises(UnsupportedError, match="try/except is not supported"):
+        caller[1, 1](a)
+    assert (a == 0).all()  # refused before any thread ran
