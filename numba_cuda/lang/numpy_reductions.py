@@ -68,8 +68,9 @@ def _array(a, kinds="biufc"):
 TYPERS = {}
 
 
-def _function_and_method(name, np_funcs=(), method=True):
-    """Register the decorated typer as ``np.<name>`` (and ``np_funcs``) and ``ndarray.<name>``."""
+def _reduction(name, np_funcs=()):
+    """Register the decorated typer as ``np.<name>`` (and ``np_funcs``); the ndarray methods
+    of :data:`METHODS` call these functions (see the end of the module)."""
 
     def register(typer):
         TYPERS[name] = typer
@@ -113,10 +114,10 @@ def _accumulating(np_func, skip_nan, product):
     return typer
 
 
-_function_and_method("sum")(_accumulating(np.sum, False, False))
-_function_and_method("prod")(_accumulating(np.prod, False, True))
-_function_and_method("nansum", method=False)(_accumulating(np.nansum, True, False))
-_function_and_method("nanprod", method=False)(_accumulating(np.nanprod, True, True))
+_reduction("sum")(_accumulating(np.sum, False, False))
+_reduction("prod")(_accumulating(np.prod, False, True))
+_reduction("nansum")(_accumulating(np.nansum, True, False))
+_reduction("nanprod")(_accumulating(np.nanprod, True, True))
 
 
 # ---- extrema -------------------------------------------------------------------------------
@@ -172,17 +173,17 @@ def _extremum(largest, skip_nan, arg):
     return typer
 
 
-_function_and_method("max", (np.amax,))(_extremum(True, False, False))
-_function_and_method("min", (np.amin,))(_extremum(False, False, False))
-_function_and_method("argmax")(_extremum(True, False, True))
-_function_and_method("argmin")(_extremum(False, False, True))
-_function_and_method("nanmax", method=False)(_extremum(True, True, False))
-_function_and_method("nanmin", method=False)(_extremum(False, True, False))
-_function_and_method("nanargmax", method=False)(_extremum(True, True, True))
-_function_and_method("nanargmin", method=False)(_extremum(False, True, True))
+_reduction("max", (np.amax,))(_extremum(True, False, False))
+_reduction("min", (np.amin,))(_extremum(False, False, False))
+_reduction("argmax")(_extremum(True, False, True))
+_reduction("argmin")(_extremum(False, False, True))
+_reduction("nanmax")(_extremum(True, True, False))
+_reduction("nanmin")(_extremum(False, True, False))
+_reduction("nanargmax")(_extremum(True, True, True))
+_reduction("nanargmin")(_extremum(False, True, True))
 
 
-@_function_and_method("ptp", method=False)
+@_reduction("ptp")
 def _ptp(a):
     if not _array(a, "iuf"):
         return None
@@ -196,7 +197,7 @@ def _ptp(a):
 # ---- truth ---------------------------------------------------------------------------------
 
 
-@_function_and_method("all")
+@_reduction("all")
 def _all(a):
     if not _array(a):
         return None
@@ -210,7 +211,7 @@ def _all(a):
     return impl
 
 
-@_function_and_method("any")
+@_reduction("any")
 def _any(a):
     if not _array(a):
         return None
@@ -224,7 +225,7 @@ def _any(a):
     return impl
 
 
-@_function_and_method("count_nonzero", method=False)
+@_reduction("count_nonzero")
 def _count_nonzero(a):
     if not _array(a):
         return None
@@ -303,12 +304,12 @@ def _variance(skip_nan, root):
     return typer
 
 
-_function_and_method("mean")(_mean(False))
-_function_and_method("nanmean", method=False)(_mean(True))
-_function_and_method("var")(_variance(False, False))
-_function_and_method("std")(_variance(False, True))
-_function_and_method("nanvar", method=False)(_variance(True, False))
-_function_and_method("nanstd", method=False)(_variance(True, True))
+_reduction("mean")(_mean(False))
+_reduction("nanmean")(_mean(True))
+_reduction("var")(_variance(False, False))
+_reduction("std")(_variance(False, True))
+_reduction("nanvar")(_variance(True, False))
+_reduction("nanstd")(_variance(True, True))
 
 
 # What this module provides, by name (the typing context's triggers read the same lists).
