@@ -23,11 +23,12 @@ argument, and below the reference on both.
 import argparse
 import json
 import os
-import site
 import statistics
-import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from implementations import run_child  # noqa: E402
 
 ARG_COUNTS = (0, 1, 4, 16)
 BATCH = 200      # launches per timed batch (well under the driver's launch queue depth)
@@ -135,23 +136,7 @@ def _child(impl):
 
 
 def _run_child(impl, reference=None):
-    env = dict(os.environ)
-    env.pop("NUMBA_ENABLE_CUDASIM", None)
-    cmd = [sys.executable]
-    cwd = os.path.dirname(os.path.abspath(__file__))
-    if impl == "reference":
-        # No site processing: this checkout's .pth (redirector / editable install) stays out.
-        paths = [reference] + site.getsitepackages()
-        env["PYTHONPATH"] = os.pathsep.join(paths)
-        cmd.append("-S")
-        cwd = "/"
-    cmd += [os.path.abspath(__file__), "--child", impl]
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=cwd, timeout=300)
-    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT")]
-    if proc.returncode != 0 or not lines:
-        tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
-        return {"error": " | ".join(tail) or f"exit {proc.returncode}"}
-    return json.loads(lines[-1][6:])
+    return run_child(__file__, impl, reference)
 
 
 def main(argv=None):
