@@ -30,6 +30,12 @@ def test_pyproject_declares_the_range_the_import_check_enforces(deps):
     assert req.specifier == SpecifierSet(f">={LOW[0]}.{LOW[1]},<{BELOW[0]}.{BELOW[1]}"), req
 
 
+def test_the_install_page_states_the_range(deps):
+    text = " ".join((deps.ROOT / "docs" / "install" / "index.rst").read_text().split())
+    assert f"``numba >={LOW[0]}.{LOW[1]},<{BELOW[0]}.{BELOW[1]}``" in text
+    assert "NumbaVersionError" in text and SWITCH in text
+
+
 def test_the_range_is_at_most_two_minor_releases():
     """The jobs test the bottom and the top minor release; the shadowed steps change between
     minors, so a minor between the two would be one that no job tests."""
