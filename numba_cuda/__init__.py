@@ -7,7 +7,8 @@ that needs them is used.  ``import numba.cuda`` loads this package through the
 redirector (``_numba_cuda_redirector``).
 
 ``NUMBA_ENABLE_CUDASIM=1`` (read once, at import) swaps in the pure-Python
-simulator for the whole public API.
+simulator for the whole public API.  Importing refuses a Numba outside the
+releases this package is tested against (``_TESTED_NUMBA``; ``NumbaVersionError``).
 """
 
 import importlib as _importlib
