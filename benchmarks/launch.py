@@ -8,7 +8,7 @@ each device-array argument adds (kernels taking 0, 1, 4 and 16 arrays; the
 slope of a least-squares fit).
 
 ``--no-gpu`` measures this package's host-side launch path alone, on the fake
-driver of the tests (``tests/runtime/fake_driver.py``) with ``cuLaunchKernel``
+driver of the tests (``tests/support/fake_driver.py``) with ``cuLaunchKernel``
 stubbed to return at once: the time from ``kernel[grid, block](args)`` to the
 driver call (argument typing, kernel look-up, packing).  It needs no GPU and
 compares with nothing; targets: <= 3 us empty, <= 0.5 us per array argument.  Each implementation runs in its own
@@ -86,7 +86,7 @@ def measure_fake_driver():
     """This package's launch path on the tests' fake driver, the launch call itself stubbed."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     sys.path.insert(0, root)
-    from tests.runtime.fake_driver import SUCCESS, FakeDriver
+    from tests.support.fake_driver import SUCCESS, FakeDriver
 
     from numba_cuda.runtime import launch
 

@@ -7,7 +7,8 @@ that needs them is used.  ``import numba.cuda`` loads this package through the
 redirector (``_numba_cuda_redirector``).
 
 ``NUMBA_ENABLE_CUDASIM=1`` (read once, at import) swaps in the pure-Python
-simulator for the whole public API.
+simulator for the whole public API.  Importing refuses a Numba outside the
+releases this package is tested against (``_TESTED_NUMBA``; ``NumbaVersionError``).
 """
 
 import importlib as _importlib
@@ -25,6 +26,78 @@ HAS_NUMBA = True
 
 def _env_flag(name, default="0"):
     return _os.environ.get(name, default).strip().lower() not in ("", "0", "false", "no", "off")
+
+
+#: The Numba releases this package is tested against, as (major, minor): at least the first, below
+#: the second.  pyproject.toml and the recipe declare the same range (tests/packaging checks it);
+#: the lowest-versions job tests the bottom, the normal job the top (scripts/run-tests).  The
+#: compiler re-implements steps of Numba's lowering (statement and operator lowering, integer
+#: powers) and imports private Numba names, so another Numba could compile wrong code silently.
+_TESTED_NUMBA = ((0, 68), (0, 69))
+
+#: Set to 1 to import with a Numba outside ``_TESTED_NUMBA`` (a warning instead of the error).
+_ALLOW_UNTESTED_NUMBA = "NUMBA_CUDA_ALLOW_UNTESTED_NUMBA"
+
+
+def _numba_version():
+    """The installed Numba's version string, or None when there is no Numba to ask.
+
+    Free when Numba is imported (``from numba import cuda`` imports it first); otherwise read
+    from the installed distribution's metadata without importing Numba (``importlib.metadata``
+    costs ~20 ms, which importing Numba, which loads it too, would cost later anyway)."""
+    numba = _sys.modules.get("numba")
+    version = getattr(numba, "__version__", None) if numba is not None else None
+    if version:
+        return version
+    from importlib import metadata
+
+    try:
+        return metadata.version("numba")
+    except metadata.PackageNotFoundError:
+        return None  # no Numba installed: importing it fails later with ModuleNotFoundError
+
+
+def _major_minor(version):
+    """``"0.68.1"`` -> ``(0, 68)``, ``"0.69.0rc1"`` -> ``(0, 69)``; None when it does not start
+    with two numbers (``"0+unknown"``).  (``packaging`` is not a dependency, and ``re`` not
+    worth importing for this.)"""
+    numbers = []
+    for part in version.split(".")[:2]:
+        digits = part[:len(part) - len(part.lstrip("0123456789"))]
+        if not digits:
+            return None
+        numbers.append(int(digits))
+    return tuple(numbers) if len(numbers) == 2 else None
+
+
+def _check_numba_version(version):
+    """Refuse (or, with NUMBA_CUDA_ALLOW_UNTESTED_NUMBA=1, warn about) a Numba outside
+    ``_TESTED_NUMBA``.  ``version`` is a version string such as ``"0.68.1"`` or None (no Numba)."""
+    if version is None:
+        return
+    (low, below) = _TESTED_NUMBA
+    release = _major_minor(version)
+    if release is not None and low <= release < below:
+        return
+    tested = f">={low[0]}.{low[1]},<{below[0]}.{below[1]}"
+    problem = (
+        f"numba-cuda {__version__} is tested with Numba {tested}, and Numba {version} is installed. "
+        "numba-cuda's compiler re-implements steps of Numba's lowering, so with another Numba "
+        "release kernels could compile to wrong code without any error.")
+    if _env_flag(_ALLOW_UNTESTED_NUMBA):
+        import warnings
+
+        warnings.warn(f"{problem} {_ALLOW_UNTESTED_NUMBA} is set: importing anyway.",
+                      RuntimeWarning, stacklevel=3)
+        return
+    from .errors import NumbaVersionError
+
+    raise NumbaVersionError(
+        f'{problem} Install a tested Numba: pip install "numba{tested}" (conda: conda install '
+        f'"numba {tested}"), or set {_ALLOW_UNTESTED_NUMBA}=1 to import anyway, with a warning.')
+
+
+_check_numba_version(_numba_version())
 
 
 #: True when this process runs the simulator instead of the real GPU target.

@@ -22,6 +22,16 @@ class CudaError(Exception):
         return self
 
 
+class NumbaVersionError(CudaError, ImportError):
+    """The installed Numba is outside the range this numba-cuda is tested against (the
+    ``numba`` requirement of pyproject.toml); raised when ``numba_cuda`` is imported.
+
+    ``NUMBA_CUDA_ALLOW_UNTESTED_NUMBA=1`` turns it into a warning.  Also an ``ImportError``:
+    ``import numba.cuda`` then falls back to Numba's built-in target, with the redirector's
+    warning.
+    """
+
+
 class CudaSupportError(CudaError, ImportError):
     """CUDA cannot be used in this process (no driver, no device, disabled).
 

@@ -36,7 +36,7 @@ def test_the_benchmark_kernel_assembles_for_sm80_and_sm90():
     from numba import cuda
     from numba.core import types
 
-    from tests.ptx_helpers import assemble
+    from tests.support.ptx_helpers import assemble
 
     kernel = load_benchmark().gemm_kernel(cuda, np).kernel
     sig = (types.float16[:, ::1], types.float16[:, ::1], types.float32[:, ::1])

@@ -7,7 +7,7 @@ import struct
 import numpy as np
 import pytest
 
-from tests.runtime.fake_driver import installed_for_launches
+from tests.support.fake_driver import installed_for_launches
 
 SOURCE = '''
 from numba import cuda

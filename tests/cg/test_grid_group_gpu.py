@@ -4,7 +4,7 @@ numpy), size()/thread_rank(), max_cooperative_grid_blocks, and the too-large-gri
 import numpy as np
 import pytest
 
-from tests import kernel_sources
+from tests.support import kernel_sources
 
 pytestmark = pytest.mark.gpu
 
@@ -17,7 +17,7 @@ def cuda():
 
 
 def _kernels(cuda):
-    """The kernels of tests/kernel_sources.py (the simulator test runs the same ones)."""
+    """The kernels of tests/support/kernel_sources.py (the simulator test runs the same ones)."""
     return cuda.jit(kernel_sources.shift_rounds), cuda.jit(kernel_sources.ranks)
 
 

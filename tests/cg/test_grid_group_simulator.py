@@ -3,11 +3,11 @@ order memory across blocks, size()/thread_rank() agree with the launch, too-larg
 
 import json
 
-from tests.kernel_sources import SOURCE_DIR
+from tests.support.kernel_sources import SOURCE_DIR
 
 
 def test_grid_sync_size_rank_and_limits_in_the_simulator(run_script):
-    # The kernels are those of tests/kernel_sources.py, which the GPU tests run too.
+    # The kernels are those of tests/support/kernel_sources.py, which the GPU tests run too.
     proc = run_script("""
         import json
         import sys

@@ -1,11 +1,8 @@
 """Fixtures for the compiler tests (everything up to PTX: no GPU needed)."""
 
-import os
-import subprocess
-import sys
-import textwrap
-
 import pytest
+
+from tests.support import subprocesses
 
 
 @pytest.fixture(scope="session")
@@ -24,14 +21,6 @@ def cuda_major():
 
 @pytest.fixture
 def run_python():
-    """Run a Python snippet in a fresh interpreter; returns the CompletedProcess."""
-
-    def run(code, env=None, timeout=120):
-        full_env = dict(os.environ)
-        full_env.update(env or {})
-        return subprocess.run(
-            [sys.executable, "-c", textwrap.dedent(code)],
-            capture_output=True, text=True, env=full_env, timeout=timeout,
-        )
-
-    return run
+    """``run_python(code, env=None, timeout=120)``: ``code`` in a fresh interpreter; returns the
+    CompletedProcess."""
+    return subprocesses.run_python

@@ -16,7 +16,7 @@ from numba.core import types
 
 float16 = types.float16
 
-from tests.ptx_helpers import assemble
+from tests.support.ptx_helpers import assemble
 
 CC = (8, 0)
 

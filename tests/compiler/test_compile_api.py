@@ -380,7 +380,7 @@ def test_compile_all_returns_the_code_and_the_code_of_the_linked_files(tmp_path)
 
     from numba_cuda.errors import UnsupportedCompileOption
     from numba_cuda.linking import LTOIR, PTXSource, CUSource
-    from tests.ptx_helpers import assemble
+    from tests.support.ptx_helpers import assemble
 
     src = 'extern "C" __device__ int twice(int* r, int x) { *r = 2 * x; return 0; }'
     ptx_file = tmp_path / "three.ptx"

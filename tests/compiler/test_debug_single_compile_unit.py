@@ -11,7 +11,7 @@ from numba import cuda, float64
 
 from numba_cuda.compiler import capability, module_merge
 from numba_cuda.errors import NvvmError
-from tests.ptx_helpers import ptxas_or_skip
+from tests.support.ptx_helpers import ptxas_or_skip
 
 
 @cuda.jit(device=True, debug=True, opt=False)

@@ -6,7 +6,7 @@ import pytest
 from numba import cuda, float32, float64, int64
 from numba.core.errors import TypingError
 
-from tests.typing_errors import expect_typing_error, line_of
+from tests.support.typing_errors import expect_typing_error, line_of
 
 
 def uses_undefined(a):

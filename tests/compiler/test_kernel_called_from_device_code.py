@@ -5,7 +5,7 @@ helpers this way); the kernel itself still launches as a kernel."""
 import numpy as np
 import pytest
 
-from tests.ptx_helpers import assemble
+from tests.support.ptx_helpers import assemble
 
 
 def _make(cuda):

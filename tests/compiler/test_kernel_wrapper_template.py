@@ -11,7 +11,7 @@ from numba import cuda, from_dtype, types
 from numba_cuda.compiler import codelibrary, kernel_wrapper, nvvm, nvvmir
 from numba_cuda.compiler.target import cuda_target
 from numba_cuda.dispatch.registration import ensure_registered
-from tests.ptx_helpers import ptxas_or_skip
+from tests.support.ptx_helpers import ptxas_or_skip
 
 _RECORD = from_dtype(np.dtype([("a", np.float64), ("b", np.int32), ("c", np.complex64)], align=True))
 _PACKED = from_dtype(np.dtype([("x", np.int8), ("y", np.float32)]))

@@ -7,7 +7,7 @@ import pytest
 from numba import cuda, float32
 
 from numba_cuda.errors import LaunchConfigError, UnsupportedCompileOption
-from tests.ptx_helpers import assemble
+from tests.support.ptx_helpers import assemble
 
 
 def k(a):
@@ -100,7 +100,7 @@ def test_launches_over_the_bound_are_refused_in_the_simulator():
 
 
 def test_launches_over_the_bound_are_refused_on_the_gpu_target(monkeypatch):
-    from tests.runtime.fake_driver import installed_for_launches
+    from tests.support.fake_driver import installed_for_launches
 
     gen = installed_for_launches(monkeypatch)
     fake = next(gen)

@@ -12,7 +12,7 @@ from numba import int64, types, void
 from numba.extending import intrinsic, overload
 
 from tests.compiler.test_corpus_ptxas import CORPUS
-from tests.ptx_helpers import assemble
+from tests.support.ptx_helpers import assemble
 
 CC = (8, 0)
 

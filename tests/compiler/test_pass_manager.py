@@ -7,7 +7,7 @@ import pytest
 from numba import float32, from_dtype, int64, void
 from numba.core import event
 
-from tests.ptx_helpers import assemble
+from tests.support.ptx_helpers import assemble
 
 CC = (8, 0)
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from numba.core.errors import TypingError
 
-from tests.ptx_helpers import assemble
+from tests.support.ptx_helpers import assemble
 
 CCS = ((7, 5), (9, 0))
 

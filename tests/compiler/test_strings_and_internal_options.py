@@ -7,7 +7,7 @@ from numba import cuda, int32
 from numba.core.errors import TypingError
 from numba.extending import register_jitable
 
-from tests.typing_errors import expect_typing_error
+from tests.support.typing_errors import expect_typing_error
 
 
 @register_jitable(_nrt=False)

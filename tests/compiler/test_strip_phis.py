@@ -13,7 +13,7 @@ from numba import float32, int64, void
 from numba.core import ir
 
 from tests.compiler.test_corpus_ptxas import CORPUS
-from tests.ptx_helpers import assemble
+from tests.support.ptx_helpers import assemble
 
 CC = (8, 0)
 

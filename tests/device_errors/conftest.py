@@ -3,7 +3,7 @@
 
 import pytest
 
-from tests.ptx_helpers import ptxas_or_skip
+from tests.support.ptx_helpers import ptxas_or_skip
 
 WANTED_CCS = ((7, 5), (8, 0), (9, 0), (10, 0), (12, 0))
 

@@ -49,7 +49,7 @@ def test_html_builds_without_warnings(html_build):
     proc, outdir = html_build
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-6000:]
     assert "WARNING" not in proc.stderr, proc.stderr[-6000:]
-    for page in ("index", "toolkit", "migration", "api", "cuda-array-interface", "changelog", "maintainers",
+    for page in ("index", "toolkit", "migration", "api", "cuda-array-interface", "changelog", "maintainers", "architecture",
                  "install/conda", "install/pip", "install/hpc-modules", "install/lockfiles", "install/source",
                  "user/kernels", "user/launch-keywords", "user/memory", "user/streams", "user/graphs", "user/simulator", "user/caching",
                  "user/linking", "user/multi-gpu", "user/external-memory", "user/devices",

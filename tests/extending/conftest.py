@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from tests import ptx_helpers
+from tests.support import ptx_helpers
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -26,5 +26,5 @@ def ext():
 
 @pytest.fixture(scope="session")
 def assemble():
-    """``assemble(ptx, cc)``: ptxas must accept the PTX for ``sm_XY`` (tests/ptx_helpers.py)."""
+    """``assemble(ptx, cc)``: ptxas must accept the PTX for ``sm_XY`` (tests/support/ptx_helpers.py)."""
     return ptx_helpers.assemble

@@ -10,7 +10,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from tests.runtime.fake_driver import installed_for_launches
+from tests.support.fake_driver import installed_for_launches
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from tests.ptx_helpers import assemble
+from tests.support.ptx_helpers import assemble
 
 TARGET_CCS = ((7, 5), (8, 0), (9, 0), (10, 0), (12, 0))
 

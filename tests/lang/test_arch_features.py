@@ -14,7 +14,7 @@ from numba.core.types import float16
 
 from numba.cuda.random import xoroshiro128p_normal_float64, xoroshiro128p_uniform_float32
 
-from tests.ptx_helpers import assemble
+from tests.support.ptx_helpers import assemble
 
 
 @pytest.fixture(scope="module")

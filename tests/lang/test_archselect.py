@@ -7,7 +7,7 @@ from llvmlite import ir
 from numba_cuda.compiler import nvvm, nvvmir
 from numba_cuda.lang import archselect
 
-from tests.ptx_helpers import assemble
+from tests.support.ptx_helpers import assemble
 
 
 def _module(body):

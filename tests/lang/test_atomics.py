@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from numba import cuda, float32, float64, int32, int64, uint32, uint64
 
-from tests.typing_errors import expect_typing_error
+from tests.support.typing_errors import expect_typing_error
 
 NB = {"int32": int32, "uint32": uint32, "int64": int64, "uint64": uint64,
       "float32": float32, "float64": float64}

@@ -12,7 +12,7 @@ from numba_cuda.lang import bf16 as bf16_family
 from numba_cuda.simulator import api as sim
 from numba_cuda.simulator.bfloat16 import round_to_bfloat16
 
-from tests.typing_errors import expect_typing_error
+from tests.support.typing_errors import expect_typing_error
 
 BF = bf16_family.bfloat16
 f32, f64 = types.float32, types.float64
@@ -64,7 +64,7 @@ def everything(a, d, out):
 def test_lowering_per_compute_capability(ptx_for, code, opt):
     from numba_cuda.compiler import capability
 
-    from tests.ptx_helpers import assemble
+    from tests.support.ptx_helpers import assemble
 
     from .conftest import available_ccs
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from numba import cuda, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64
 
-from tests.typing_errors import expect_typing_error
+from tests.support.typing_errors import expect_typing_error
 
 INTEGERS = [int8, int16, int32, int64, uint8, uint16, uint32, uint64]
 

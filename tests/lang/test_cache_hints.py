@@ -9,8 +9,8 @@ import pytest
 from numba import cuda
 from numba.core import types
 
-from tests.ptx_helpers import assemble
-from tests.typing_errors import expect_typing_error
+from tests.support.ptx_helpers import assemble
+from tests.support.typing_errors import expect_typing_error
 
 LOADS = ("ldca", "ldcg", "ldcs", "ldlu", "ldcv")
 STORES = ("stcg", "stcs", "stwb", "stwt")

@@ -13,7 +13,7 @@ from numba.core.errors import TypingError
 from numba_cuda.lang import fp16 as fp16_family
 from numba_cuda.simulator import api as sim
 
-from tests.typing_errors import expect_typing_error
+from tests.support.typing_errors import expect_typing_error
 
 f16, f32, f64 = types.float16, types.float32, types.float64
 
@@ -237,7 +237,7 @@ def test_old_compute_capabilities_fall_back(opt, code):
     atomics): libNVVM computes in float32 there, and the atomic is a 32-bit CAS loop."""
     from numba_cuda.compiler import capability
 
-    from tests.ptx_helpers import assemble
+    from tests.support.ptx_helpers import assemble
 
     old = [cc for cc in ((5, 0), (6, 0)) if cc in capability.supported_ccs()]
     if not old:

@@ -3,7 +3,7 @@
 import numpy as np
 from numba import cuda, float32, literal_unroll, literally, types
 
-from tests.ptx_helpers import assemble
+from tests.support.ptx_helpers import assemble
 
 
 def test_literal_unroll_over_a_heterogeneous_tuple(code):

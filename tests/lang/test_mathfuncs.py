@@ -10,7 +10,7 @@ from numba import (boolean, complex64, complex128, cuda, float32, float64, int8,
 
 float16 = types.float16
 
-from tests.typing_errors import expect_typing_error
+from tests.support.typing_errors import expect_typing_error
 
 UNARY = [
     "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh",

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from numba import cuda, float32, float64, int32, int64
 
-from tests.typing_errors import expect_typing_error
+from tests.support.typing_errors import expect_typing_error
 
 TILE = 16
 SHAPE2D = (4, 8)

@@ -10,7 +10,7 @@ import pytest
 from numba import cuda, types
 
 from numba_cuda.lang.numpy_reductions import FUNCTIONS, METHODS, TYPERS
-from tests.ptx_helpers import assemble
+from tests.support.ptx_helpers import assemble
 
 REAL = ("float32", "float64", "int32", "int8", "uint16", "bool")
 ORDERED_ONLY = {"max", "amax", "min", "amin", "argmax", "argmin", "nanmax", "nanmin", "nanargmax",

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 from numba import complex64, complex128, cuda, float32, float64, int32, int64, types
 
-from tests.ptx_helpers import assemble
-from tests.typing_errors import expect_typing_error
+from tests.support.ptx_helpers import assemble
+from tests.support.typing_errors import expect_typing_error
 
 #: What Numba's built-in numba.cuda (0.68) compiles on float64 scalars and arrays, measured with
 #: NUMBA_CUDA_REDIRECT=0: ours must compile all of them (NVIDIA's numba-cuda has the CPU table).
@@ -30,7 +30,7 @@ EVERY_LOOP = textwrap.dedent(r"""
     from numba.np import ufunc_db as cpu_db
     from numba.np.numpy_support import from_dtype
     from numba_cuda.lang.numpy_ufuncs import ufunc_db
-    from tests.ptx_helpers import run_ptxas
+    from tests.support.ptx_helpers import run_ptxas
 
     cc = tuple(int(x) for x in sys.argv[1:3])
     db = ufunc_db()

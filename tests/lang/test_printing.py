@@ -7,7 +7,7 @@ import pytest
 from numba import complex64, cuda, float32, int32, uint64
 from numba.core.errors import TypingError
 
-from tests.typing_errors import line_of
+from tests.support.typing_errors import line_of
 
 
 def const_strings(ptx):

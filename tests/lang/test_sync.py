@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from numba import cuda, int32
 
-from tests.typing_errors import expect_typing_error
+from tests.support.typing_errors import expect_typing_error
 
 
 def all_barriers(out):

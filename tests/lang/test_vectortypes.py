@@ -16,7 +16,7 @@ from numba_cuda.runtime.argpack import ArgPacker
 from numba_cuda.simulator import api as sim
 from numba_cuda.simulator.vectortypes import VECTOR_TYPES as SIM_VECTOR_TYPES
 
-from tests.typing_errors import expect_typing_error, line_of
+from tests.support.typing_errors import expect_typing_error, line_of
 
 
 def test_names_and_aliases_match_the_simulator():
@@ -83,7 +83,7 @@ def take_vectors(out, v, w):
 
 
 def test_host_values_as_kernel_arguments(code):
-    from tests.ptx_helpers import assemble
+    from tests.support.ptx_helpers import assemble
 
     v, w = cuda.float32x4(1, 2, 3, 4), cuda.int2(5, 6)
     # what the dispatcher does with launch arguments (typeof with Purpose.argument)

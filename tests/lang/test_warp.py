@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from numba import boolean, cuda, float32, float64, int32, int64, uint32, uint64
 
-from tests.typing_errors import expect_typing_error
+from tests.support.typing_errors import expect_typing_error
 
 VALUES = [int32, uint32, int64, uint64, float32, float64]
 

@@ -10,8 +10,8 @@ from numba.core import types
 from numba.core.errors import TypingError
 
 from numba_cuda.lang import wmma_shapes as shapes
-from tests.ptx_helpers import assemble
-from tests.typing_errors import expect_typing_error, line_of
+from tests.support.ptx_helpers import assemble
+from tests.support.typing_errors import expect_typing_error, line_of
 
 W = cuda.wmma
 #: the ccs checked, where the installed libNVVM accepts them (sm_70 and sm_72: CUDA 12 only)

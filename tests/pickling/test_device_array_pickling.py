@@ -9,7 +9,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from tests.runtime.fake_driver import FakeDriver
+from tests.support.fake_driver import FakeDriver
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

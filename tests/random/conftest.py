@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from tests.ptx_helpers import assemble
+from tests.support.ptx_helpers import assemble
 
 MASK = (1 << 64) - 1
 

@@ -1,6 +1,6 @@
 """The public runtime API end to end on a host-memory fake of ``cuda.bindings.driver``.
 
-Kernels are compiled for real by our compiler; the fake driver (tests/runtime/fake_driver.py)
+Kernels are compiled for real by our compiler; the fake driver (tests/support/fake_driver.py)
 loads their PTX, records launches and snapshots the kernel parameters the driver would read,
 which are decoded here and compared with the arrays and values passed.  No kernel runs: a
 test that needs a kernel's effect writes it with ``fake.on_launch``.
@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 import pytest
 
-from tests.runtime.fake_driver import FakeDriver, installed_for_launches
+from tests.support.fake_driver import FakeDriver, installed_for_launches
 
 
 @pytest.fixture

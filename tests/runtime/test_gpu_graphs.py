@@ -1,11 +1,11 @@
-"""CUDA graphs on a real GPU: the shared scenario (tests/graph_scenarios.py) captured, replayed
+"""CUDA graphs on a real GPU: the shared scenario (tests/support/graph_scenarios.py) captured, replayed
 with new host data and updated in place gives what the same work run eagerly gives, and what
 NumPy computes; a refused operation leaves the stream able to capture again."""
 
 import numpy as np
 import pytest
 
-from tests import graph_scenarios
+from tests.support import graph_scenarios
 
 pytestmark = pytest.mark.gpu
 

@@ -12,7 +12,7 @@ import struct
 import numpy as np
 import pytest
 
-from tests.runtime.fake_driver import installed_for_launches
+from tests.support.fake_driver import installed_for_launches
 
 
 @pytest.fixture
@@ -285,10 +285,10 @@ def test_no_capture_costs_no_check(fake, scale, monkeypatch):
 
 
 def test_the_shared_scenario_captures_six_nodes_in_order(fake):
-    """tests/graph_scenarios.py (run for real by the simulator's and the GPU's tests) captures a
+    """tests/support/graph_scenarios.py (run for real by the simulator's and the GPU's tests) captures a
     copy in, a memset, two launches and two copies out, and updates without re-instantiating."""
     from numba import cuda
-    from tests import graph_scenarios
+    from tests.support import graph_scenarios
 
     _results, g = graph_scenarios.captured(cuda, 3, lambda step: float(step), update_at={1})
     (nodes,) = fake.graph_execs.values()

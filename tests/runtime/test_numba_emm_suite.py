@@ -9,7 +9,7 @@ import unittest
 import numba
 import pytest
 
-from tests.runtime.fake_driver import FakeDriver
+from tests.support.fake_driver import FakeDriver
 
 NUMBA_TESTS = os.path.join(os.path.dirname(numba.__file__), "cuda", "tests", "cudadrv")
 

@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 import pytest
 
-from tests.runtime.fake_driver import installed_for_launches
+from tests.support.fake_driver import installed_for_launches
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from numba_cuda.simulator import api as cuda
-from tests import graph_scenarios
+from tests.support import graph_scenarios
 
 
 def test_replays_match_eager_execution():

@@ -455,8 +455,8 @@ def test_the_user_page_example_reports_the_race():
 
 
 def test_silent_on_the_shared_test_kernels_with_grid_barriers(sanitize):
-    # tests/kernel_sources.py: kernels the GPU tests run too (written against numba.cuda)
-    from tests import kernel_sources
+    # tests/support/kernel_sources.py: kernels the GPU tests run too (written against numba.cuda)
+    from tests.support import kernel_sources
 
     a = np.arange(24, dtype=np.int64)
     cuda.jit(kernel_sources.shift_rounds)[6, 4](a, 5)

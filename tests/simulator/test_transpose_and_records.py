@@ -63,7 +63,7 @@ def test_transpose_kernel_compiles_for_the_gpu(dtype):
     from numba.np.numpy_support import from_dtype
 
     from numba_cuda.kernels.transpose import _kernel
-    from tests.ptx_helpers import assemble
+    from tests.support.ptx_helpers import assemble
 
     _kernel.cache_clear()
     kernel = _kernel(np.dtype(dtype))

@@ -1,8 +1,8 @@
-"""Fixtures for the ufunc tests (shared with tests/cg: tests/kernel_fixtures.py)."""
+"""Fixtures for the ufunc tests (shared with tests/cg: tests/support/kernel_fixtures.py)."""
 
 import pytest
 
-from tests.kernel_fixtures import assemble, available_ccs, ccs, code, ptx_for, run_script  # noqa: F401
+from tests.support.kernel_fixtures import assemble, available_ccs, ccs, code, ptx_for, run_script  # noqa: F401
 
 
 @pytest.fixture

@@ -9,9 +9,9 @@ from numba import boolean, complex128, cuda, float32, float64, int32, int64, uin
 from numba.core.errors import TypingError
 
 from numba_cuda.ufuncs.loops import Loop, Scalar, UfuncTypeError, select_loop
-from tests.kernel_sources import matmul as _matmul
-from tests.kernel_sources import rel as _rel
-from tests.kernel_sources import scaled_sum
+from tests.support.kernel_sources import matmul as _matmul
+from tests.support.kernel_sources import rel as _rel
+from tests.support.kernel_sources import scaled_sum
 
 
 def make_rel():

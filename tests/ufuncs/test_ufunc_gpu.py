@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from tests import kernel_sources
+from tests.support import kernel_sources
 
 pytestmark = pytest.mark.gpu
 

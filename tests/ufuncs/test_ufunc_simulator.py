@@ -15,8 +15,8 @@ from numba_cuda.ufuncs import reduction
 from numba_cuda.ufuncs.backend import SimulatorBackend
 from numba_cuda.ufuncs.gufunc import CUDAGUFuncVectorize
 from numba_cuda.ufuncs.vectorize import CUDAVectorize
-from tests import kernel_sources
-from tests.kernel_sources import SOURCE_DIR
+from tests.support import kernel_sources
+from tests.support.kernel_sources import SOURCE_DIR
 
 
 def vectorize(sigs):
@@ -39,7 +39,7 @@ def guvectorize(sigs, layout):
     return wrap
 
 
-# The kernels of tests/kernel_sources.py, which the GPU tests run too.
+# The kernels of tests/support/kernel_sources.py, which the GPU tests run too.
 rel = vectorize(["float32(float32, float32)", "float64(float64, float64)"])(kernel_sources.rel)
 
 

@@ -10,7 +10,7 @@ import pytest
 from numba.core import types
 from numba.core.extending import intrinsic
 
-from tests.runtime.fake_driver import installed_for_launches
+from tests.support.fake_driver import installed_for_launches
 
 
 @pytest.fixture

@@ -2,7 +2,7 @@
 
 Kernels mark the line with a comment (``# MARK-XYZ``); ``line_of`` finds its line number and
 ``expect_typing_error`` compiles the kernel, requires a ``TypingError`` and checks its message.
-Import as ``from tests.typing_errors import ...`` (pytest runs from the repository root).
+Import as ``from tests.support.typing_errors import ...`` (pytest runs from the repository root).
 """
 
 import inspect

@@ -2,7 +2,7 @@
 the kernel-language helpers of ``tests/lang/conftest.py`` (PTX for every target cc, checked by
 ptxas) and ``run_script`` for code that must run in a fresh interpreter.
 
-A conftest re-exports what it needs: ``from tests.kernel_fixtures import ccs, run_script``.
+A conftest re-exports what it needs: ``from tests.support.kernel_fixtures import ccs, run_script``.
 """
 
 import importlib.util
@@ -15,7 +15,7 @@ import textwrap
 import pytest
 
 _spec = importlib.util.spec_from_file_location(
-    "_lang_ptx_helpers", os.path.join(os.path.dirname(__file__), "lang", "conftest.py"))
+    "_lang_ptx_helpers", os.path.join(os.path.dirname(os.path.dirname(__file__)), "lang", "conftest.py"))
 _lang = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_lang)
 

@@ -8,7 +8,7 @@ import pytest
 from numba import typeof
 from numba.core.typing.typeof import Purpose
 
-from tests.runtime.fake_driver import installed_for_launches
+from tests.support.fake_driver import installed_for_launches
 
 
 @pytest.fixture

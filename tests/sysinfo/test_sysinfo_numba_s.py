@@ -62,7 +62,7 @@ def test_numba_sysinfo_reports_driver_runtime_and_libraries_with_a_driver(monkey
     """What ``numba -s`` prints on a GPU machine, here on the fake driver: no ``?``/``None``."""
     from numba.misc import numba_sysinfo as ns
 
-    from tests.runtime.fake_driver import FakeDriver
+    from tests.support.fake_driver import FakeDriver
 
     FakeDriver(ndevices=1).install(monkeypatch)
     info = ns.get_sysinfo()

@@ -1,6 +1,6 @@
 """Assembling compiled PTX with the toolkit's ptxas, shared by the tests that compile kernels.
 
-Import as ``from tests.ptx_helpers import assemble`` (pytest runs from the repository root).
+Import as ``from tests.support.ptx_helpers import assemble`` (pytest runs from the repository root).
 """
 
 import os
