@@ -52,7 +52,7 @@ def test_the_kernels_assemble_for_sm80_and_sm90():
     from numba import cuda
     from numba.core import types
 
-    from tests.ptx_helpers import assemble
+    from tests.support.ptx_helpers import assemble
 
     kernels = load_benchmark().make_kernels(cuda)
     f32, f32_2d = types.float32[::1], types.float32[:, ::1]
