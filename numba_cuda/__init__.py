@@ -14,7 +14,10 @@ import importlib as _importlib
 import os as _os
 import sys as _sys
 
+from ._aliases import install_moved_modules as _install_moved_modules
 from ._version import __version__
+
+_install_moved_modules()  # numba_cuda.args ... -> numba_cuda.common.args ... (old names)
 
 #: What Numba's ``numba -s`` prints as the CUDA target implementation.
 implementation = "numba-cuda"

@@ -10,7 +10,7 @@ PTX is made the same way with or without a GPU.  ``NUMBA_FORCE_CUDA_CC`` overrid
 
 from numba.core import sigutils, types
 
-from ..unsupported import check_function
+from ..common.unsupported import check_function
 from . import capability, nvvm
 from .pipeline import CompileOptions, compile_cuda
 from .target import cuda_target

@@ -28,7 +28,7 @@ from numba.core import ir as numba_ir
 from numba.core.lowering import Lower
 
 from . import source_files
-from ..error_record import RECORD_BYTES, RECORD_FORMAT, RECORD_WORDS  # noqa: F401 - the layout
+from ..common.error_record import RECORD_BYTES, RECORD_FORMAT, RECORD_WORDS  # noqa: F401 - the layout
 
 #: Numba's own sources: ``new_error_context`` keeps ``errors.loc_info`` for locations outside them
 _NUMBA_PATH = errors._numba_path

@@ -21,7 +21,7 @@ from numba.core.untyped_passes import InlineClosureLikes
 from . import collection_pause, source_files
 from .containers import RejectAllocatingContainers
 from .strings import RejectStringBuilding
-from ..launch_dims import normalize_launch_bounds
+from ..common.launch_dims import normalize_launch_bounds
 from .try_blocks import RejectTryBlocks
 from .device_errors import CUDALower
 from .pass_manager import (

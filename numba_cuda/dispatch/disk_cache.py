@@ -128,7 +128,7 @@ class DispatcherCache:
 
 def kernel_payload(kernel, image):
     """What a kernel needs to be loaded and launched for ``image.cc`` without compiling: the
-    on-disk cache stores it, and pickled dispatchers carry it (``numba_cuda.pickling``)."""
+    on-disk cache stores it, and pickled dispatchers carry it (``numba_cuda.common.pickling``)."""
     return {
         "argtypes": tuple(kernel.argtypes),
         "signature": kernel.signature,

@@ -5,7 +5,7 @@ Kernels: ``kernel[griddim, blockdim]``, ``[griddim, blockdim, stream]``,
 ``kernel.forall(n)(...)``; ``kernel.specialize(*args)``; ``overloads`` (argument types ->
 ``CompiledKernel``), ``signatures``, ``inspect_llvm/asm/types``, ``get_regs_per_thread`` ...
 Launches and ``specialize`` take keyword arguments and fill in the kernel's defaults
-(``numba_cuda.args.ParameterBinder``): what is typed, compiled, cached and launched is the
+(``numba_cuda.common.args.ParameterBinder``): what is typed, compiled, cached and launched is the
 bound positional tuple.
 
 Device functions: callable from kernels and other device functions only; each specialisation is
@@ -24,12 +24,13 @@ from numba.core.compiler_lock import global_compiler_lock
 from numba.core.dispatcher import Dispatcher
 from numba.core.typing.typeof import Purpose, typeof
 
-from .. import launchconfig, pickling
-from ..args import ParameterBinder
+from .. import launchconfig
+from ..common import pickling
+from ..common.args import ParameterBinder
 from ..compiler.pipeline import CompileOptions, CUDACompiler, compile_cuda
 from ..compiler.target import NUMBA_INTERNAL_OPTIONS, cuda_target
-from ..launch_dims import check_launch_bounds, normalize_dims
-from ..unsupported import argument_error, argument_problem, check_function
+from ..common.launch_dims import check_launch_bounds, normalize_dims
+from ..common.unsupported import argument_error, argument_problem, check_function
 from ..errors import (CompilationDisabledError, KernelArgumentError, LaunchConfigError,
                       LaunchConfigTypeError)
 from .device_cc import launch_cc
@@ -202,7 +203,7 @@ def _fast_type_key(args):
 
 
 def _refused_argument_type(ty):
-    """Python containers and object arrays (see :mod:`numba_cuda.unsupported`)."""
+    """Python containers and object arrays (see :mod:`numba_cuda.common.unsupported`)."""
     if isinstance(ty, (types.List, types.Set, types.DictType)):
         return True
     if isinstance(ty, types.Array):
@@ -709,7 +710,7 @@ class CUDADispatcher(Dispatcher):
         kernel = next(iter(selected.values()))
         return max_cooperative_grid_blocks(kernel, blockdim, dynsmemsize)
 
-    # ---- pickling (numba_cuda.pickling) -----------------------------------------------
+    # ---- pickling (numba_cuda.common.pickling) -----------------------------------------------
     def __reduce__(self):
         from .disk_cache import ready_payloads
 

@@ -4,7 +4,7 @@ its loaded kernels."""
 import contextlib
 import weakref
 
-from numba_cuda.emm import MemoryInfo  # noqa: F401 - public here too
+from numba_cuda.common.emm import MemoryInfo  # noqa: F401 - public here too
 from numba_cuda.runtime import context_stack, cudriver, graph_capture
 from numba_cuda.runtime.graph_capture import CAPTURES
 from numba_cuda.runtime.memory import DeviceAllocation, PendingDeallocations

@@ -15,7 +15,7 @@ dictionary look-up, the packing and the driver call.
 import numbers
 
 from numba_cuda.errors import LaunchConfigError, LinkerError
-from numba_cuda.launch_dims import normalize_dims
+from numba_cuda.common.launch_dims import normalize_dims
 from numba_cuda.runtime import cudriver
 from numba_cuda.runtime.argpack import LaunchState
 from numba_cuda.runtime.current_streams import as_stream

@@ -7,11 +7,11 @@ import threading
 
 import numpy as np
 
-from .. import pickling
-from ..args import ArgHint, ParameterBinder
-from ..launch_dims import check_launch_bounds, normalize_launch_bounds
+from ..common import pickling
+from ..common.args import ArgHint, ParameterBinder
+from ..common.launch_dims import check_launch_bounds, normalize_launch_bounds
 from ..errors import CudaError, LaunchConfigError, LaunchConfigTypeError, NotAvailableInSimulator  # noqa: F401
-from ..unsupported import argument_error, argument_problem, check_function
+from ..common.unsupported import argument_error, argument_problem, check_function
 from . import collectives, devicearray, launchconfig, sanitizer, scheduler
 from . import graph_capture as _graphs
 from .threadstate import state
@@ -123,7 +123,7 @@ class _SimFunction:
             self._variants[yields] = variant
         return variant
 
-    # -- pickling (numba_cuda.pickling): by reference when importable, else by value
+    # -- pickling (numba_cuda.common.pickling): by reference when importable, else by value
     def __reduce__(self):
         return pickling.reduce_dispatcher(self, {
             "py_func": self.py_func, "sigs": list(self.signatures),

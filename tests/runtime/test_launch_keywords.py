@@ -1,4 +1,4 @@
-"""Keyword arguments and defaults at launch on the GPU target (``numba_cuda.args.ParameterBinder``),
+"""Keyword arguments and defaults at launch on the GPU target (``numba_cuda.common.args.ParameterBinder``),
 checked on the fake driver: what reaches ``cuLaunchKernel`` is the positional tuple Python would
 bind, through eager signatures, ``specialize``, ``forall``, the prepared launch path and pickling;
 arguments that do not fit raise Python's own ``TypeError`` before anything is compiled."""

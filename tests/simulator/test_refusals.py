@@ -115,7 +115,7 @@ def test_try_blocks_are_refused_as_the_compiler_refuses_them():
     from numba import cuda as gpu
     from numba.core.errors import UnsupportedError
 
-    from numba_cuda.unsupported import no_try_message
+    from numba_cuda.common.unsupported import no_try_message
 
     lines, first = inspect.getsourcelines(_with_try)
     try_line = first + next(i for i, t in enumerate(lines) if "MARK-TRY" in t)
