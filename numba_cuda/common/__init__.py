@@ -9,6 +9,7 @@ contracts in pyproject.toml keep it so.
 * ``cuda_array_interface`` -- the one validator of ``__cuda_array_interface__``
 * ``emm``, ``emm_memory``  -- the external memory manager interface and its driverless memory classes
 * ``error_record``         -- the layout of the record a kernel writes when it raises
+* ``kernel_image``         -- ``KernelImage``: a compiled kernel as the runtime loads and launches it
 * ``launch_dims``          -- the checks of ``kernel[griddim, blockdim]`` and of launch bounds
 * ``pickling``             -- how ``@cuda.jit`` objects pickle, on both targets
 * ``unsupported``          -- what neither target accepts as a kernel or an argument, and its wording

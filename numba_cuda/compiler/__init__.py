@@ -17,8 +17,8 @@ Modules, each named for what it holds:
 * ``api``             -- ``compile``, ``compile_ptx``, ``compile_to_library``, ``declare_device``
 
 A pure stage: a Python function, a signature and options in; a ``CompiledKernel`` /
-``KernelImage`` (PTX or LTO-IR, entry name, argument types, link files, cooperative flag,
-debug/lineinfo, max registers, cc) out.  It imports ``toolkit``, ``lang``, ``linking`` and Numba,
+``KernelImage`` (``numba_cuda.common.kernel_image``: PTX or LTO-IR, entry name, argument types,
+link files, cooperative flag, debug/lineinfo, max registers, cc, error record) out.  It imports ``toolkit``, ``lang``, ``linking`` and Numba,
 never ``runtime``, ``caching`` or ``dispatch`` (``cuda.jit``, ``CUDADispatcher``, launching and
 registration with Numba are in ``numba_cuda.dispatch``); ``lint-imports`` checks this.
 Nothing here is imported by ``import numba.cuda``.

@@ -1,60 +1,20 @@
-"""Compiled kernels: ``CompiledKernel`` (one signature, IR) and ``KernelImage`` (one cc, PTX).
+"""Compiled kernels: ``CompiledKernel`` (one signature, IR), made into a ``KernelImage`` (one cc,
+PTX or LTO-IR) per compute capability.
 
-What the runtime's ``launch_kernel(compiled, griddim, blockdim, stream, sharedmem, args)``
-receives is a ``KernelImage``; its attributes are the launch interface:
-
-* ``ptx``           -- PTX text (str) for ``cc``
-* ``entry_name``    -- the kernel's (mangled) symbol in that PTX (``.entry``)
-* ``argtypes``      -- tuple of Numba types of the kernel's Python arguments, in order; the kernel's
-                       LLVM parameters are their flattening by Numba's data model (arrays: 5 + 2*ndim
-                       scalars, complex: 2, tuples: recursively, booleans as uint8)
-* ``cc``            -- compute capability tuple the PTX was made for
-* ``link_files``    -- list of extra files to link (``declare_device(link=...)``), may be empty
-* ``cooperative``   -- bool: the kernel synchronises the grid (``cuda.cg``), so it must be
-                       launched with ``cuLaunchCooperativeKernel``
-* ``debug``, ``lineinfo`` -- bools
-* ``max_registers`` -- int or None
-* ``error_global``  -- name of the kernel's error record (a ``.global`` of
-                       ``device_errors.RECORD_BYTES`` bytes), or None when the kernel does not
-                       report exceptions (compiled without ``debug``/``boundscheck``)
-* ``exceptions``    -- the ``device_errors.ExceptionTable`` that decodes that record (or None)
-* ``lto``           -- bool: the kernel is LTO-IR (``ltoir``, bytes; ``ptx`` is None) to be
-                       linked with its ``link_files`` by nvJitLink with link-time optimisation
-* ``kernel``        -- the ``CompiledKernel`` it came from
+``KernelImage`` (:mod:`numba_cuda.common.kernel_image`) is what the runtime loads and launches:
+a frozen value whose fields the runtime reads; ``CompiledKernel.image(cc)`` builds it.
 """
 
 from numba.core import itanium_mangler, types
 
-
-class KernelImage:
-    """A kernel specialised for one signature and one compute capability (see module docstring)."""
-
-    def __init__(self, kernel, cc, ptx, ltoir=None):
-        self.kernel = kernel
-        self.cc = cc
-        self.ptx = ptx
-        self.ltoir = ltoir
-
-    entry_name = property(lambda self: self.kernel.entry_name)
-    argtypes = property(lambda self: self.kernel.argtypes)
-    link_files = property(lambda self: self.kernel.link_files)
-    cooperative = property(lambda self: bool(getattr(self.kernel, "cooperative", False)))
-    debug = property(lambda self: self.kernel.options.debug)
-    lineinfo = property(lambda self: self.kernel.options.lineinfo)
-    max_registers = property(lambda self: self.kernel.options.max_registers)
-    lto = property(lambda self: self.ltoir is not None)
-    error_global = property(lambda self: getattr(self.kernel, "error_global", None))
-    exceptions = property(lambda self: getattr(self.kernel, "exceptions", None))
-
-    def __repr__(self):
-        return f"<KernelImage {self.entry_name} for cc {self.cc[0]}.{self.cc[1]}>"
+from ..common.kernel_image import KernelImage
 
 
 class CompiledKernel:
     """A kernel compiled to NVVM IR for one signature; PTX is produced per compute capability
     (``image(cc)`` / ``get_ptx(cc)``), each cached.
 
-    Same attributes as ``KernelImage`` except ``ptx``/``cc`` (per cc here).
+    The fields of ``KernelImage`` other than ``cc``/``ptx``/``ltoir`` are attributes here too.
     """
 
     cooperative = False
@@ -130,10 +90,15 @@ class CompiledKernel:
         img = self._images.get(cc)
         if img is None:
             if self.options.lto:
-                img = KernelImage(self, cc, None, ltoir=self.library.get_ltoir(cc))
+                code = {"ltoir": self.library.get_ltoir(cc)}
             else:
-                img = KernelImage(self, cc, self.library.get_ptx(cc))
-            self._images[cc] = img
+                code = {"ptx": self.library.get_ptx(cc)}
+            img = self._images[cc] = KernelImage(
+                entry_name=self.entry_name, argtypes=self.argtypes, cc=cc,
+                link_files=tuple(self.link_files), cooperative=self.cooperative,
+                debug=bool(self.options.debug), lineinfo=bool(self.options.lineinfo),
+                max_registers=self.options.max_registers, error_global=self.error_global,
+                exceptions=self.exceptions, **code)
         return img
 
     def get_ptx(self, cc=None):

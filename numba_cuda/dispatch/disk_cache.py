@@ -30,7 +30,7 @@ from numba.core.errors import TypingError
 
 from ..caching.kernel_cache import KernelCache
 from ..compiler import capability
-from ..compiler.kernel import KernelImage
+from ..common.kernel_image import KernelImage
 from .cache_off import NO_DISK_CACHE
 from .launched_kernel import CooperativeGridQuery
 
@@ -130,16 +130,16 @@ def kernel_payload(kernel, image):
     """What a kernel needs to be loaded and launched for ``image.cc`` without compiling: the
     on-disk cache stores it, and pickled dispatchers carry it (``numba_cuda.common.pickling``)."""
     return {
-        "argtypes": tuple(kernel.argtypes),
+        "argtypes": image.argtypes,
         "signature": kernel.signature,
-        "entry_name": kernel.entry_name,
+        "entry_name": image.entry_name,
         "options": kernel.options,
-        "link_files": list(kernel.link_files),
-        "cooperative": bool(getattr(kernel, "cooperative", False)),
+        "link_files": list(image.link_files),
+        "cooperative": image.cooperative,
         "ptx": image.ptx,
         "ltoir": image.ltoir,  # lto=True kernels: LTO-IR instead of PTX
-        "error_global": getattr(kernel, "error_global", None),  # debug: exception report
-        "exceptions": getattr(kernel, "exceptions", None),
+        "error_global": image.error_global,  # debug: exception report
+        "exceptions": image.exceptions,
         "llvm": kernel.library.get_llvm_str(),
     }
 
@@ -253,8 +253,13 @@ class CachedKernel(CooperativeGridQuery):
             return self._compiled().image(cc)
         img = self._images.get(cc)
         if img is None:
-            img = self._images[cc] = KernelImage(self, cc, self._payload["ptx"],
-                                                 ltoir=self._payload["ltoir"])
+            payload, options = self._payload, self.options
+            img = self._images[cc] = KernelImage(
+                entry_name=payload["entry_name"], argtypes=payload["argtypes"], cc=cc,
+                ptx=payload["ptx"], ltoir=payload["ltoir"], link_files=payload["link_files"],
+                cooperative=bool(payload["cooperative"]), debug=bool(options.debug),
+                lineinfo=bool(options.lineinfo), max_registers=options.max_registers,
+                error_global=payload["error_global"], exceptions=payload["exceptions"])
         return img
 
     def get_ptx(self, cc=None):

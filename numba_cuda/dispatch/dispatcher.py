@@ -11,8 +11,9 @@ bound positional tuple.
 Device functions: callable from kernels and other device functions only; each specialisation is
 registered with the target context (``insert_user_function``) so callers link its library.
 
-Launching hands a ``KernelImage`` (see ``numba_cuda/compiler/kernel.py``) to
-``numba_cuda.runtime.launch.launch_kernel(image, griddim, blockdim, stream, sharedmem, args)``.
+Launching hands a ``KernelImage`` (``numba_cuda.common.kernel_image``) to the runtime:
+``numba_cuda.runtime.launch.load_kernel(image, context)`` loads it once per context, and the
+loaded kernel's ``launch(griddim, blockdim, stream, sharedmem, args)`` launches it.
 Kernel attributes (registers ...) come from ``numba_cuda.runtime.launch.kernel_attributes(image)``,
 which returns a mapping with ``regs``, ``shared``, ``local``, ``const``, ``max_threads``.
 """
@@ -108,12 +109,13 @@ class LaunchConfiguration:
         if not kwargs and not dispatcher.extensions and not self.pre_launch_callbacks:
             key = _fast_type_key(args)
             if key is not None:
-                plans = dispatcher._launch_plans.get(_current_context())
+                context = _current_context()
+                plans = dispatcher._launch_plans.get(context)
                 if plans is not None:
                     plan = plans.get(key)
                     if plan is not None:
-                        return plan[0].launch(self.griddim, self.blockdim, self.stream,
-                                              self.sharedmem, args)
+                        return plan.launch(context, self.griddim, self.blockdim, self.stream,
+                                           self.sharedmem, args)
         return dispatcher.launch(args, self.griddim, self.blockdim, self.stream, self.sharedmem,
                                  kwargs, config=self)
 
@@ -214,18 +216,32 @@ def _refused_argument_type(ty):
 
 
 
-class _BindingLaunch:
-    """The prepared launch of arguments as given that need binding (the kernel's defaults
-    fill in the rest): binds them, then launches the loaded kernel."""
+class _LaunchPlan:
+    """The prepared launch of arguments of known types: the image to launch (whose loaded kernel
+    the runtime keeps, once per context) and, for arguments as given that need binding (the
+    kernel's defaults fill in the rest), the binder."""
 
-    __slots__ = ("loaded", "binder")
+    __slots__ = ("image", "binder", "argtypes")
 
-    def __init__(self, loaded, binder):
-        self.loaded = loaded
+    def __init__(self, image, binder, argtypes):
+        self.image = image
         self.binder = binder
+        #: the types stay referenced by the plan, so their ids in the key stay theirs
+        self.argtypes = argtypes
 
-    def launch(self, griddim, blockdim, stream, sharedmem, args):
-        return self.loaded.launch(griddim, blockdim, stream, sharedmem, self.binder(args, {}))
+    def launch(self, context, griddim, blockdim, stream, sharedmem, args):
+        if self.binder is not None:
+            args = self.binder(args, {})
+        return _load_kernel(self.image, context).launch(griddim, blockdim, stream, sharedmem, args)
+
+
+def _load_kernel(image, context):
+    """The runtime's ``load_kernel`` (its module bound on first use: no import per launch)."""
+    global _load_kernel
+    from ..runtime.launch import load_kernel
+
+    _load_kernel = load_kernel
+    return load_kernel(image, context)
 
 
 class CUDADispatcher(Dispatcher):
@@ -536,11 +552,12 @@ class CUDADispatcher(Dispatcher):
         # binds them itself, so launches that need no binding test nothing here.
         key = _fast_type_key(args) if plannable else None
         if key is not None:
-            plans = self._launch_plans.get(_current_context())
+            context = _current_context()
+            plans = self._launch_plans.get(context)
             if plans is not None:
                 plan = plans.get(key)
                 if plan is not None:
-                    return plan[0].launch(griddim, blockdim, stream, sharedmem, args)
+                    return plan.launch(context, griddim, blockdim, stream, sharedmem, args)
         # The general path: defaults are filled in (a wrong count is Python's TypeError),
         # arguments are typed and the kernel compiled before the driver is asked for
         # anything, so a bad argument or kernel raises its own error without a GPU.
@@ -558,17 +575,15 @@ class CUDADispatcher(Dispatcher):
         kernel = self._kernel_for_launch(tuple(argtypes), prepared, config)
         for callback in config.pre_launch_callbacks:
             callback(kernel, config)
-        from ..runtime.launch import load_kernel
-
         context = _current_context()
 
         image = kernel.image(tuple(context.device.compute_capability))
-        loaded = load_kernel(image, context)
+        loaded = _load_kernel(image, context)
         if key is not None and not self._launch_config_sensitive:  # (it may be marked now)
-            # the types stay referenced by the plan, so their ids in the key stay theirs (the
-            # arguments as given are the first of the bound ones)
-            runner = loaded if args is given else _BindingLaunch(loaded, self._binder)
-            self._launch_plans.setdefault(context, {})[key] = (runner, tuple(argtypes))
+            # (the arguments as given are the first of the bound ones)
+            binder = None if args is given else self._binder
+            self._launch_plans.setdefault(context, {})[key] = _LaunchPlan(image, binder,
+                                                                          tuple(argtypes))
         return loaded.launch(griddim, blockdim, stream, sharedmem, tuple(prepared))
 
     def _launch_with_extensions(self, args, griddim, blockdim, stream, sharedmem):
@@ -583,10 +598,8 @@ class CUDADispatcher(Dispatcher):
                 ty, value = extension.prepare_args(ty, value, stream=stream, retr=retr)
             prepared.append(value)
         kernel = self.kernel_for([self.typeof_argument(v)[1] for v in prepared])
-        from ..runtime.launch import load_kernel
-
         context = _current_context()
-        loaded = load_kernel(kernel.image(tuple(context.device.compute_capability)), context)
+        loaded = _load_kernel(kernel.image(tuple(context.device.compute_capability)), context)
         state = loaded.launch(griddim, blockdim, stream, sharedmem, tuple(prepared))
         for writeback in retr:
             writeback()

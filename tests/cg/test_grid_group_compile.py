@@ -315,6 +315,6 @@ def test_grid_sync_kernel_links_with_nvjitlink_offline(cc):
 
     disp = cuda.jit(SIG)(exchange)
     image = disp.overloads[SIG].image(cc)
-    assert image.cooperative and image.link_files == []
+    assert image.cooperative and image.link_files == ()
     cubin = link_cubin(image.ptx.encode(), f"sm_{cc[0]}{cc[1]}", name=image.entry_name)
     assert bytes(cubin[:4]) == b"\x7fELF"

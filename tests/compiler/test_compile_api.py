@@ -114,7 +114,7 @@ def test_compiled_kernel_attributes_and_caches(cuda):
     assert image.cc == CC
     assert f".entry {image.entry_name}(" in image.ptx
     assert image.argtypes == AXPY_SIG.args
-    assert image.link_files == [] and image.cooperative is False
+    assert image.link_files == () and image.cooperative is False
     assert image.lineinfo is True and image.debug is False and image.max_registers is None
     assert compiled.image((9, 0)).ptx != image.ptx
 
