@@ -17,7 +17,7 @@ from .target import cuda_target
 
 
 def _resolve_cc(cc):
-    return capability.check_cc(cc) if cc is not None else capability.default_ptx_cc()
+    return capability.resolve_cc(cc, capability.default_ptx_cc)
 
 
 def _compile_library(pyfunc, sig, debug, lineinfo, device, fastmath, cc, opt, abi, abi_info,

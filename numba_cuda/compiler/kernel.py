@@ -20,7 +20,10 @@ class CompiledKernel:
     cooperative = False
     objectmode = False
 
-    def __init__(self, cres, options):
+    def __init__(self, cres, options, device_cc=None):
+        """``device_cc``: a callable giving the compute capability to use where none is given
+        (the dispatch layer passes the current device's); None, or it returning None: the
+        lowest the installed libNVVM accepts."""
         from .pipeline import DeviceEntryPoint
         from .target import cuda_target
 
@@ -49,6 +52,7 @@ class CompiledKernel:
         targetctx.make_kernel(library, fndesc, self.entry_name, options.max_registers,
                               debug_location, report_errors=report,
                               launch_bounds=options.launch_bounds)
+        library.device_cc = self.device_cc = device_cc
         library.finalize()
         self.library = library
         self.error_global = self.exceptions = None
@@ -83,10 +87,10 @@ class CompiledKernel:
         return self.cres.type_annotation
 
     def image(self, cc=None):
-        """The ``KernelImage`` for ``cc`` (default: current device, else lowest NVVM cc)."""
+        """The ``KernelImage`` for ``cc`` (default: ``device_cc()``, else the lowest NVVM cc)."""
         from . import capability
 
-        cc = capability.check_cc(cc) if cc is not None else capability.default_cc()
+        cc = capability.resolve_cc(cc, self.device_cc)
         img = self._images.get(cc)
         if img is None:
             if self.options.lto:
@@ -104,9 +108,7 @@ class CompiledKernel:
     def get_ptx(self, cc=None):
         """PTX for ``cc`` (of an ``lto=True`` kernel too: before link-time optimisation)."""
         if self.options.lto:
-            from . import capability
-
-            return self.library.get_ptx(capability.check_cc(cc) if cc is not None else None)
+            return self.library.get_ptx(cc)
         return self.image(cc).ptx
 
     def get_ltoir(self, cc=None):
@@ -122,20 +124,19 @@ class CompiledKernel:
         return str(self.cres.type_annotation)
 
     def inspect_sass(self, cc=None):
-        """SASS for ``cc`` (default: current device, else lowest NVVM cc), from the cubin
+        """SASS for ``cc`` (default: ``device_cc()``, else the lowest NVVM cc), from the cubin
         nvJitLink links offline, disassembled by the toolkit's nvdisasm (``-gi``)."""
         from ..linking.disassembly import sass
         from . import capability
 
-        return sass(self, capability.check_cc(cc) if cc is not None else capability.default_cc())
+        return sass(self, capability.resolve_cc(cc, self.device_cc))
 
     def inspect_sass_cfg(self, cc=None):
         """The SASS control-flow graph (DOT text, ``nvdisasm -cfg``) for ``cc``."""
         from ..linking.disassembly import sass
         from . import capability
 
-        cc = capability.check_cc(cc) if cc is not None else capability.default_cc()
-        return sass(self, cc, cfg=True)
+        return sass(self, capability.resolve_cc(cc, self.device_cc), cfg=True)
 
     def __repr__(self):
         return f"<CompiledKernel {self.entry_name} {self.signature}>"

@@ -10,7 +10,7 @@ The dispatcher holds one :class:`DispatcherCache` (or ``cache_off.NO_DISK_CACHE`
     self._kernel_cache.save_kernel(args, kernel)       # after compiling a CompiledKernel
 
 An entry holds, for one signature and the compute capability the kernel is compiled for
-(``capability.default_cc()``: the current GPU's, else the lowest libNVVM accepts): the PTX,
+(``capability.resolve_cc(None, current_device_cc)``: the current GPU's, else the lowest libNVVM accepts): the PTX,
 the mangled entry name, the argument types, the compile options, the files to link and the
 NVVM IR (for ``inspect_llvm``).  A :class:`CachedKernel` serves launches and ``inspect_asm``
 for that compute capability; anything that needs the Numba front end (another compute
@@ -32,6 +32,7 @@ from ..caching.kernel_cache import KernelCache
 from ..compiler import capability
 from ..common.kernel_image import KernelImage
 from .cache_off import NO_DISK_CACHE
+from .device_cc import current_device_cc
 from .launched_kernel import CooperativeGridQuery
 
 #: Bump when the payload layout changes (part of every key).
@@ -92,7 +93,7 @@ class DispatcherCache:
 
     @staticmethod
     def _cc():
-        return capability.default_cc()
+        return capability.resolve_cc(None, current_device_cc)
 
     @staticmethod
     def _sigkey(args):
@@ -248,7 +249,7 @@ class CachedKernel(CooperativeGridQuery):
         return self._compiled().type_annotation
 
     def image(self, cc=None):
-        cc = capability.check_cc(cc) if cc is not None else capability.default_cc()
+        cc = capability.resolve_cc(cc, current_device_cc)
         if cc != self._cc:
             return self._compiled().image(cc)
         img = self._images.get(cc)

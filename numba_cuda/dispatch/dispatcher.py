@@ -28,13 +28,14 @@ from numba.core.typing.typeof import Purpose, typeof
 from .. import launchconfig
 from ..common import pickling
 from ..common.args import ParameterBinder
-from ..compiler.pipeline import CompileOptions, CUDACompiler, compile_cuda
-from ..compiler.target import NUMBA_INTERNAL_OPTIONS, cuda_target
 from ..common.launch_dims import check_launch_bounds, normalize_dims
 from ..common.unsupported import argument_error, argument_problem, check_function
+from ..compiler import capability
+from ..compiler.pipeline import CompileOptions, CUDACompiler, compile_cuda
+from ..compiler.target import NUMBA_INTERNAL_OPTIONS, cuda_target
 from ..errors import (CompilationDisabledError, KernelArgumentError, LaunchConfigError,
                       LaunchConfigTypeError)
-from .device_cc import launch_cc
+from .device_cc import current_device_cc, launch_cc
 from .cache_off import NO_DISK_CACHE
 from .launched_kernel import LaunchableKernel, max_cooperative_grid_blocks
 
@@ -380,11 +381,12 @@ class CUDADispatcher(Dispatcher):
         for path in self.link:
             cres.library.add_linking_file(path)
         if self.device:
+            cres.library.device_cc = current_device_cc  # get_ptx() without cc: this device's
             self.add_overload(cres)
             return cres
         if return_type is not None and return_type not in (types.none, types.void):
             raise TypeError(f"a CUDA kernel must have void return type, the signature says {return_type}")
-        kernel = LaunchableKernel(cres, self.options)
+        kernel = LaunchableKernel(cres, self.options, device_cc=current_device_cc)
         if config is not None and config._kernel_launch_config_sensitive:
             kernel.launch_config_sensitive = True
             if not self._launch_config_sensitive:
@@ -651,7 +653,8 @@ class CUDADispatcher(Dispatcher):
         for args, ovl in self._select(signature).items():
             # kernels: through their image for cc (kept, e.g. for pickling); device functions:
             # their library
-            out[args] = ovl.library.get_ptx(cc) if self.device else ovl.inspect_asm(cc)
+            out[args] = (ovl.library.get_ptx(capability.resolve_cc(cc, current_device_cc))
+                         if self.device else ovl.inspect_asm(cc))
         return out if signature is None else next(iter(out.values()))
 
     def inspect_sass(self, signature=None, cc=None):

@@ -66,7 +66,7 @@ def test_default_cc_is_lowest_nvvm_accepts(cuda, cuda_major):
     assert f".target {expected}" in ptx
     from numba_cuda.compiler import capability
 
-    assert capability.default_cc(prefer_device=False) == ((5, 0) if cuda_major == 12 else (7, 5))
+    assert capability.resolve_cc(None) == ((5, 0) if cuda_major == 12 else (7, 5))
 
 
 def test_ir_is_typed_pointer_nvvm_ir(cuda):
