@@ -7,6 +7,7 @@ contracts in pyproject.toml keep it so.
 * ``args``                 -- ``cuda.In``/``Out``/``InOut`` and ``ParameterBinder`` (``numba.cuda.args``)
 * ``array_layout``         -- strides, contiguity, the span of an array's memory
 * ``cuda_array_interface`` -- the one validator of ``__cuda_array_interface__``
+* ``env_flags``            -- the one reader of on/off environment variables, and its rule
 * ``emm``, ``emm_memory``  -- the external memory manager interface and its driverless memory classes
 * ``error_record``         -- the layout of the record a kernel writes when it raises
 * ``kernel_image``         -- ``KernelImage``: a compiled kernel as the runtime loads and launches it
