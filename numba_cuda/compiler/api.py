@@ -131,11 +131,7 @@ def compile_to_library(pyfunc, sig, options, device=True, abi="numba", abi_info=
     else:
         from .kernel import CompiledKernel
 
-        if resty not in (types.none, types.void):
-            raise TypeError(
-                f"a CUDA kernel must have void return type, but {pyfunc.__qualname__} returns {resty}"
-            )
-        library = CompiledKernel(cres, options).library
+        library = CompiledKernel(cres, options).library  # (which refuses a non-void return)
     return library, resty
 
 

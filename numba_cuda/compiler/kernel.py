@@ -5,9 +5,10 @@ PTX or LTO-IR) per compute capability.
 a frozen value whose fields the runtime reads; ``CompiledKernel.image(cc)`` builds it.
 """
 
-from numba.core import itanium_mangler, types
+from numba.core import itanium_mangler
 
 from ..common.kernel_image import KernelImage
+from ..common.unsupported import check_void_return
 
 
 class CompiledKernel:
@@ -32,12 +33,7 @@ class CompiledKernel:
         self.signature = cres.signature
         self.argtypes = tuple(cres.signature.args)
         self.entry_point = DeviceEntryPoint(cres.fndesc.qualname + " [kernel]")
-        if cres.signature.return_type not in (types.none, types.void):
-            raise TypeError(
-                f"a CUDA kernel must have void return type, but {cres.fndesc.qualname} returns "
-                f"{cres.signature.return_type}; write results into an array argument, or compile "
-                "it as a device function (device=True)"
-            )
+        check_void_return(cres.fndesc.qualname, cres.signature.return_type)
         fndesc = cres.fndesc
         self.entry_name = itanium_mangler.prepend_namespace(fndesc.llvm_func_name, ns="cudapy")
         targetctx = cuda_target.target_context

@@ -23,7 +23,7 @@ from .containers import RejectAllocatingContainers
 from .strings import RejectStringBuilding
 from ..common.launch_dims import normalize_launch_bounds
 from .try_blocks import RejectTryBlocks
-from .device_errors import CUDALower
+from .lowering import CUDALower
 from .pass_manager import (
     CUDAPassManager, InlineClosureLikesWhenNeeded, NopythonRewritesWhenNeeded,
     StripPhisBeforeLegalization,

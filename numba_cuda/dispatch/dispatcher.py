@@ -384,8 +384,6 @@ class CUDADispatcher(Dispatcher):
             cres.library.device_cc = current_device_cc  # get_ptx() without cc: this device's
             self.add_overload(cres)
             return cres
-        if return_type is not None and return_type not in (types.none, types.void):
-            raise TypeError(f"a CUDA kernel must have void return type, the signature says {return_type}")
         kernel = LaunchableKernel(cres, self.options, device_cc=current_device_cc)
         if config is not None and config._kernel_launch_config_sensitive:
             kernel.launch_config_sensitive = True

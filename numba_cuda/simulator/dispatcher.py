@@ -11,7 +11,8 @@ from ..common import pickling
 from ..common.args import ArgHint, ParameterBinder
 from ..common.launch_dims import check_launch_bounds, normalize_launch_bounds
 from ..errors import CudaError, LaunchConfigError, LaunchConfigTypeError, NotAvailableInSimulator  # noqa: F401
-from ..common.unsupported import argument_error, argument_problem, check_function
+from ..common.unsupported import (argument_error, argument_problem, check_function,
+                                  check_void_return)
 from . import collectives, devicearray, launchconfig, sanitizer, scheduler
 from . import graph_capture as _graphs
 from .threadstate import state
@@ -160,6 +161,8 @@ class _SimFunction:
 
     def compile(self, sig):
         """Nothing to compile in the simulator; kept so eager-compilation code runs."""
+        if not self._device:
+            _check_kernel_signature(self.py_func, sig)
         self.signatures.append(sig)
 
     @property
@@ -225,6 +228,8 @@ class SimKernel(_SimFunction):
 
     def __init__(self, pyfunc, sigs, options):
         super().__init__(pyfunc, sigs, options)
+        for sig in self.signatures:
+            _check_kernel_signature(pyfunc, sig)
         mode = options.get("sim_mode") or os.environ.get("NUMBA_CUDASIM_MODE", "auto")
         if mode not in MODES:
             raise ValueError(f"sim_mode must be one of {MODES}, got {mode!r}")
@@ -419,6 +424,17 @@ class _Launcher:
 
 def _is_scalar(value):
     return isinstance(value, (int, float, complex, bool, np.number, np.bool_))
+
+
+def _check_kernel_signature(pyfunc, sig):
+    """A kernel's eager signature must return void, as the compiler requires (same error)."""
+    from numba.core import sigutils
+
+    try:
+        _args, return_type = sigutils.normalize_signature(sig)
+    except Exception:  # noqa: BLE001 - a signature the simulator cannot read is not checked
+        return
+    check_void_return(pyfunc.__qualname__, return_type)
 
 
 def _scalar_types_of(signatures):
