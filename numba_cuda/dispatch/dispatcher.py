@@ -32,7 +32,8 @@ from ..common.launch_dims import check_launch_bounds, normalize_dims
 from ..common.unsupported import argument_error, argument_problem, check_function
 from ..compiler import capability
 from ..compiler.pipeline import CompileOptions, CUDACompiler, compile_cuda
-from ..compiler.target import NUMBA_INTERNAL_OPTIONS, cuda_target
+from ..common.jit_options import JitOptions
+from ..compiler.target import cuda_target
 from ..errors import (CompilationDisabledError, KernelArgumentError, LaunchConfigError,
                       LaunchConfigTypeError)
 from .device_cc import current_device_cc, launch_cc
@@ -251,28 +252,20 @@ class CUDADispatcher(Dispatcher):
     targetdescr = cuda_target
 
     def __init__(self, py_func, sigs=None, targetoptions=None):
+        """``targetoptions``: the ``JitOptions`` of ``cuda.jit``, or a mapping of them (a
+        pickled or cloned dispatcher's), parsed here."""
         check_function(py_func)
-        targetoptions = dict(targetoptions or {})
-        self.device = bool(targetoptions.pop("device", False))
-        self.link = list(targetoptions.pop("link", None) or ())
-        user = {k: targetoptions.pop(k) for k in list(targetoptions)
-                if k in ("debug", "lineinfo", "fastmath", "opt", "inline", "max_registers",
-                         "boundscheck", "lto", "launch_bounds")}
+        if not isinstance(targetoptions, JitOptions):
+            targetoptions = JitOptions.parse(targetoptions or {})
+        self.jit_options = targetoptions
+        self.device = targetoptions.device
+        self.link = list(targetoptions.link)
         #: Numba's kernel extensions: objects whose ``prepare_args(ty, val, stream=, retr=)``
         #: may replace each argument (and its type) before a launch; ``retr`` collects
         #: callables run after it (copies back)
-        self.extensions = list(targetoptions.pop("extensions", None) or ())
-        cache = targetoptions.pop("cache", False)
-        if not isinstance(cache, int) and type(cache).__name__ != "bool_":
-            raise ValueError(f"cache must be True or False, not {cache!r}")
-        cache = bool(cache)
-        if targetoptions.pop("forceinline", False):
-            user["inline"] = "always"
-        for ignored in NUMBA_INTERNAL_OPTIONS:
-            targetoptions.pop(ignored, None)
-        if targetoptions:
-            raise TypeError(f"unknown @cuda.jit options: {', '.join(sorted(targetoptions))}")
-        self.options = CompileOptions.from_user(**user)
+        self.extensions = list(targetoptions.extensions)
+        cache = targetoptions.cache
+        self.options = CompileOptions.from_user(**targetoptions.compile_fields())
         super().__init__(py_func, targetoptions={"nopython": True}, pipeline_class=CUDACompiler)
         if cache:
             # the on-disk cache machinery (hashing, index files) is imported only when asked for

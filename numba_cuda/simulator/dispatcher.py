@@ -9,6 +9,7 @@ import numpy as np
 
 from ..common import pickling
 from ..common.args import ArgHint, ParameterBinder
+from ..common.jit_options import JitOptions
 from ..common.launch_dims import check_launch_bounds, normalize_launch_bounds
 from ..errors import CudaError, LaunchConfigError, LaunchConfigTypeError, NotAvailableInSimulator  # noqa: F401
 from ..common.unsupported import (argument_error, argument_problem, check_function,
@@ -488,6 +489,9 @@ def jit(func_or_sig=None, device=False, **options):
     for unsupported in ("link",):
         if options.get(unsupported):
             raise not_available(f"cuda.jit({unsupported}=...)")
+    # the GPU target's checks of every option (an unknown name, a bad value: the same errors);
+    # sim_mode is the simulator's own
+    JitOptions.parse({k: v for k, v in options.items() if k != "sim_mode"})
     if options.get("boundscheck"):
         options.pop("boundscheck")  # numpy checks every index in the simulator anyway
 
