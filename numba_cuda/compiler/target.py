@@ -12,7 +12,6 @@ import threading
 from numba.core.compiler import Flags
 from numba.core.descriptors import TargetDescriptor
 from numba.core.options import TargetOptions
-from numba.core.target_extension import target_override
 
 from ..common import jit_options
 from .numba_registry import TARGET_NAME, registered_dispatcher_class, registered_jit  # noqa: F401
@@ -92,10 +91,3 @@ class CUDATarget(TargetDescriptor):
 
 
 cuda_target = CUDATarget(TARGET_NAME)
-
-
-def compile_in_target(fn, *args, **kwargs):
-    """Run ``fn`` with Numba's current target set to ``"cuda"`` (needed for target overloads)."""
-    with target_override(TARGET_NAME):
-        return fn(*args, **kwargs)
-
