@@ -28,8 +28,11 @@ ENV_SWITCH = "NUMBA_CUDA_REDIRECT"
 
 
 def enabled():
-    """True unless ``NUMBA_CUDA_REDIRECT`` is set to a false value."""
-    value = os.environ.get(ENV_SWITCH, "1").strip().lower()
+    """True unless ``NUMBA_CUDA_REDIRECT`` is set to a false value.
+
+    The rule of ``numba_cuda.common.env_flags`` (not imported: this runs when Python starts):
+    unset or empty means the default (on); ``0``/``false``/``no``/``off`` (any case) off."""
+    value = os.environ.get(ENV_SWITCH, "").strip().lower()
     return value not in ("0", "false", "no", "off")
 
 

@@ -52,7 +52,7 @@ INTERSPHINX_TARGETS = {
 def _intersphinx_enabled(environ=os.environ):
     switch = environ.get("NUMBA_CUDA_DOCS_INTERSPHINX", "").strip()
     if switch:
-        return switch not in ("0", "false", "no", "off")
+        return switch.lower() not in ("0", "false", "no", "off")  # the rule of the package's flags
     return environ.get("READTHEDOCS", "") == "True"
 
 

@@ -12,20 +12,19 @@ releases this package is tested against (``_TESTED_NUMBA``; ``NumbaVersionError`
 """
 
 import importlib as _importlib
-import os as _os
 import sys as _sys
 
+from ._aliases import install_moved_modules as _install_moved_modules
 from ._version import __version__
+from .common.env_flags import env_flag as _env_flag  # the one rule for on/off variables
+
+_install_moved_modules()  # numba_cuda.args ... -> numba_cuda.common.args ... (old names)
 
 #: What Numba's ``numba -s`` prints as the CUDA target implementation.
 implementation = "numba-cuda"
 
 #: NVIDIA's numba-cuda also runs without Numba and says so here; this package always has Numba.
 HAS_NUMBA = True
-
-
-def _env_flag(name, default="0"):
-    return _os.environ.get(name, default).strip().lower() not in ("", "0", "false", "no", "off")
 
 
 #: The Numba releases this package is tested against, as (major, minor): at least the first, below
@@ -101,7 +100,7 @@ _check_numba_version(_numba_version())
 
 
 #: True when this process runs the simulator instead of the real GPU target.
-USE_SIMULATOR = _env_flag("NUMBA_ENABLE_CUDASIM")
+USE_SIMULATOR = _env_flag("NUMBA_ENABLE_CUDASIM", False)
 if USE_SIMULATOR:
     implementation = "numba-cuda (simulator)"
     # numba.cuda.cudadrv.* resolve to the simulator's modules (cheap: no imports).
@@ -171,7 +170,7 @@ def _alias_as_numba_cuda():
             redirector.install()
             redirector.alias_existing()
         return
-    if not _env_flag("NUMBA_CUDA_REDIRECT", "1"):
+    if not _env_flag("NUMBA_CUDA_REDIRECT", True):
         return
     # The redirector module ships beside this package; without it (a broken
     # install) alias what we can by hand.

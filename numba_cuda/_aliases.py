@@ -66,3 +66,48 @@ def alias_package(name, target):
         # under the alias name (the aliased package's __path__ is target's folder).
         sys.meta_path.insert(0, PackageAliasFinder(name, target))
     return module
+
+
+#: Modules that moved inside this package: the old name -> the module it is now.  Importing the
+#: old name (code written against it, pickles that name its classes or functions) yields the
+#: module itself, through :class:`MovedModuleFinder` (installed by ``numba_cuda/__init__.py``).
+MOVED_MODULES = {
+    "numba_cuda.args": "numba_cuda.common.args",
+    "numba_cuda.array_layout": "numba_cuda.common.array_layout",
+    "numba_cuda.cuda_array_interface": "numba_cuda.common.cuda_array_interface",
+    "numba_cuda.emm": "numba_cuda.common.emm",
+    "numba_cuda.emm_memory": "numba_cuda.common.emm_memory",
+    "numba_cuda.error_record": "numba_cuda.common.error_record",
+    "numba_cuda.launch_dims": "numba_cuda.common.launch_dims",
+    "numba_cuda.pickling": "numba_cuda.common.pickling",
+    "numba_cuda.unsupported": "numba_cuda.common.unsupported",
+}
+
+
+class MovedModuleFinder(importlib.abc.MetaPathFinder):
+    """Answers each old name of :data:`MOVED_MODULES` with the module object of its new one."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        real_name = MOVED_MODULES.get(fullname)
+        if real_name is None:
+            return None
+        module = importlib.import_module(real_name)
+        return importlib.util.spec_from_loader(fullname, _KeepSpecLoader(module))
+
+
+class _KeepSpecLoader(_SameModuleLoader):
+    """Hands out the module itself and leaves its ``__spec__`` its own (the import system sets
+    the old name's spec on it before ``exec_module``)."""
+
+    def __init__(self, module):
+        super().__init__(module)
+        self._spec = module.__spec__
+
+    def exec_module(self, module):
+        module.__spec__ = self._spec
+
+
+def install_moved_modules():
+    """Put one :class:`MovedModuleFinder` on ``sys.meta_path`` (idempotent)."""
+    if not any(isinstance(f, MovedModuleFinder) for f in sys.meta_path):
+        sys.meta_path.append(MovedModuleFinder())

@@ -91,8 +91,8 @@ RUNTIME = {
 
 # ---- External Memory Management (EMM plugins) and IPC --------------------------------
 MEMORY_MANAGEMENT = {
-    "BaseCUDAMemoryManager": "numba_cuda.emm",
-    "MemoryInfo": "numba_cuda.emm",
+    "BaseCUDAMemoryManager": "numba_cuda.common.emm",
+    "MemoryInfo": "numba_cuda.common.emm",
     "HostOnlyCUDAMemoryManager": "numba_cuda.runtime.memory_managers",
     "GetIpcHandleMixin": "numba_cuda.runtime.ipc",
     "MemoryPointer": "numba_cuda.runtime.memory_pointers",
@@ -140,9 +140,9 @@ NUMBA_REEXPORTS = {"literal_unroll": "numba.misc.special"}
 
 # ---- names existing code touches beyond the documented API (both targets have them) ---
 SURFACE = {
-    "In": "numba_cuda.args",
-    "Out": "numba_cuda.args",
-    "InOut": "numba_cuda.args",
+    "In": "numba_cuda.common.args",
+    "Out": "numba_cuda.common.args",
+    "InOut": "numba_cuda.common.args",
     "CudaError": "numba_cuda.errors",
     "CudaSupportError": "numba_cuda.errors",
     "LaunchConfigError": "numba_cuda.errors",

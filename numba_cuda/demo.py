@@ -13,6 +13,8 @@ import sys
 
 from numba import float64
 
+from .common.env_flags import env_flag
+
 HELP = "run a sample kernel on the GPU, or in the simulator when there is none"
 
 N = 4096
@@ -47,7 +49,7 @@ def _kernels(cuda):
 
 
 def _where(cuda):
-    if os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0"):
+    if env_flag("NUMBA_ENABLE_CUDASIM", False):
         return "simulator", "NUMBA_ENABLE_CUDASIM=1: the pure-Python CUDA simulator"
     from .runtime.probe import probe_devices, probe_driver
 

@@ -22,7 +22,9 @@ if "numba.core.config" in sys.modules:
 @functools.lru_cache(maxsize=None)
 def gpu_unavailable_reason():
     """None when a GPU can be used, else a sentence saying why not."""
-    if os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0"):
+    from numba_cuda.common.env_flags import env_flag
+
+    if env_flag("NUMBA_ENABLE_CUDASIM", False):
         return "NUMBA_ENABLE_CUDASIM is set: the simulator is in use"
     try:
         from cuda.bindings import driver

@@ -13,12 +13,14 @@ Modules, each named for what it holds:
 * ``capability``      -- compute capabilities: supported set, default, validation
 * ``libdevice``       -- hook for the kernel language: emit calls to ``__nv_*`` libdevice functions
 * ``pipeline``        -- compiler pipeline, ``compile_cuda``, ``CUDACompileResult``
-* ``kernel``          -- ``CompiledKernel`` (one per signature) and ``KernelImage`` (one per cc)
+* ``lowering``        -- ``CUDALower``, Numba's ``Lower`` for this target
+* ``device_errors``   -- exceptions raised on the device, reported on the host
+* ``kernel``          -- ``CompiledKernel`` (one per signature), made into a ``KernelImage`` per cc
 * ``api``             -- ``compile``, ``compile_ptx``, ``compile_to_library``, ``declare_device``
 
 A pure stage: a Python function, a signature and options in; a ``CompiledKernel`` /
-``KernelImage`` (PTX or LTO-IR, entry name, argument types, link files, cooperative flag,
-debug/lineinfo, max registers, cc) out.  It imports ``toolkit``, ``lang``, ``linking`` and Numba,
+``KernelImage`` (``numba_cuda.common.kernel_image``: PTX or LTO-IR, entry name, argument types,
+link files, cooperative flag, debug/lineinfo, max registers, cc, error record) out.  It imports ``toolkit``, ``lang``, ``linking`` and Numba,
 never ``runtime``, ``caching`` or ``dispatch`` (``cuda.jit``, ``CUDADispatcher``, launching and
 registration with Numba are in ``numba_cuda.dispatch``); ``lint-imports`` checks this.
 Nothing here is imported by ``import numba.cuda``.

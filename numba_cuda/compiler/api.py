@@ -10,14 +10,14 @@ PTX is made the same way with or without a GPU.  ``NUMBA_FORCE_CUDA_CC`` overrid
 
 from numba.core import sigutils, types
 
-from ..unsupported import check_function
+from ..common.unsupported import check_function
 from . import capability, nvvm
 from .pipeline import CompileOptions, compile_cuda
 from .target import cuda_target
 
 
 def _resolve_cc(cc):
-    return capability.check_cc(cc) if cc is not None else capability.default_ptx_cc()
+    return capability.resolve_cc(cc, capability.default_ptx_cc)
 
 
 def _compile_library(pyfunc, sig, debug, lineinfo, device, fastmath, cc, opt, abi, abi_info,
@@ -131,11 +131,7 @@ def compile_to_library(pyfunc, sig, options, device=True, abi="numba", abi_info=
     else:
         from .kernel import CompiledKernel
 
-        if resty not in (types.none, types.void):
-            raise TypeError(
-                f"a CUDA kernel must have void return type, but {pyfunc.__qualname__} returns {resty}"
-            )
-        library = CompiledKernel(cres, options).library
+        library = CompiledKernel(cres, options).library  # (which refuses a non-void return)
     return library, resty
 
 

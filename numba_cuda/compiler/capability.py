@@ -1,10 +1,10 @@
 """Compute capabilities: which ones the installed libNVVM accepts, the default, validation.
 
-The default when no compute capability is given and no GPU is present is the **lowest one the
-installed libNVVM accepts**: 5.0 with CUDA 12's libNVVM, 7.5 with CUDA 13's.  With a GPU, the
-current device's compute capability is used (``default_cc(prefer_device=True)``), as reported by
-the query the dispatch layer installs (``set_device_cc_query``); this module never asks the
-runtime.
+Where no compute capability is given (:func:`resolve_cc`), the caller's default is used: the
+dispatch layer's objects pass the current device's compute capability; without one (no GPU, or
+the compiler used alone) it is the **lowest one the installed libNVVM accepts**: 5.0 with CUDA
+12's libNVVM, 7.5 with CUDA 13's.  This module never asks the runtime, and nothing installs a
+global default into it.
 
 Numba's settings (``numba.config``, from the environment or ``.numba_config.yaml``):
 
@@ -167,30 +167,15 @@ def _setting_cc(variable, cc):
                                  "those, or unset it") from None
 
 
-#: Set by the dispatch layer (``numba_cuda.dispatch.device_cc``): a callable returning the
-#: current device's compute capability or None.  The compiler never asks the runtime itself.
-_device_cc_query = None
-
-
-def set_device_cc_query(query):
-    """Install ``query()`` -> the current device's compute capability (or None): what
-    ``default_cc(prefer_device=True)`` prefers.  ``None`` removes it."""
-    global _device_cc_query
-    _device_cc_query = query
-
-
-def current_device_cc():
-    """The current device's compute capability, or None when there is no usable GPU (or no
-    query was installed: the compiler alone knows no devices)."""
-    query = _device_cc_query
-    return query() if query is not None else None
-
-
-def default_cc(prefer_device=True):
-    """The compute capability used when none is given: the current GPU's (when there is one and
-    ``prefer_device``), else the lowest the installed libNVVM accepts."""
-    if prefer_device:
-        cc = current_device_cc()
+def resolve_cc(cc, default=None):
+    """The compute capability to compile for: ``cc`` when given (checked); else what the
+    caller's ``default()`` returns, when it returns one (the dispatch layer passes the current
+    device's compute capability, ``compile_ptx`` passes :func:`default_ptx_cc`); else the lowest
+    the installed libNVVM accepts.  The compiler never asks for a device itself."""
+    if cc is not None:
+        return check_cc(cc)
+    if default is not None:
+        cc = default()
         if cc is not None:
             return check_cc(cc)
     return lowest_supported_cc()

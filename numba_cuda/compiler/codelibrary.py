@@ -95,8 +95,13 @@ class CUDACodeLibrary(CodeLibrary):
     * ``kernel_names`` / ``exported_names`` -- symbols kept externally visible;
     * ``link_files`` -- external files (PTX, cubin, LTO-IR ...) that the runtime must link;
     * ``nvvm_options`` -- libNVVM options (``-opt=3`` ...), set by the pipeline;
-    * ``exceptions`` -- exception ids its code returns (see ``device_errors``).
+    * ``exceptions`` -- exception ids its code returns (see ``device_errors``);
+    * ``device_cc`` -- a callable giving the compute capability of ``get_ptx()`` without ``cc``
+      (set by whoever owns the library: a kernel made by the dispatch layer passes the current
+      device's), or None: the lowest the installed libNVVM accepts.
     """
+
+    device_cc = None
 
     def __init__(self, codegen, name, nvvm_options=()):
         super().__init__(codegen, name)
@@ -249,14 +254,13 @@ class CUDACodeLibrary(CodeLibrary):
         return "\n".join(text for _name, text in self.ir_modules())
 
     def get_asm_str(self, cc=None):
-        """PTX for compute capability ``cc`` (default: see ``capability.default_cc``)."""
+        """PTX for compute capability ``cc`` (default: ``device_cc()``, else the lowest cc)."""
         return self.get_ptx(cc)
 
     def get_ptx(self, cc=None):
         from . import capability, nvvm
 
-        cc = capability.forced_cc() or (
-            capability.check_cc(cc) if cc is not None else capability.default_cc())
+        cc = capability.forced_cc() or capability.resolve_cc(cc, self.device_cc)
         with self._lock:
             ptx = self._ptx_cache.get(cc)
             if ptx is None:
@@ -268,8 +272,7 @@ class CUDACodeLibrary(CodeLibrary):
     def get_ltoir(self, cc=None):
         from . import capability, nvvm
 
-        cc = capability.forced_cc() or (
-            capability.check_cc(cc) if cc is not None else capability.default_cc())
+        cc = capability.forced_cc() or capability.resolve_cc(cc, self.device_cc)
         key = ("ltoir", cc)
         with self._lock:
             data = self._ptx_cache.get(key)

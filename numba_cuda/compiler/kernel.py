@@ -1,66 +1,30 @@
-"""Compiled kernels: ``CompiledKernel`` (one signature, IR) and ``KernelImage`` (one cc, PTX).
+"""Compiled kernels: ``CompiledKernel`` (one signature, IR), made into a ``KernelImage`` (one cc,
+PTX or LTO-IR) per compute capability.
 
-What the runtime's ``launch_kernel(compiled, griddim, blockdim, stream, sharedmem, args)``
-receives is a ``KernelImage``; its attributes are the launch interface:
-
-* ``ptx``           -- PTX text (str) for ``cc``
-* ``entry_name``    -- the kernel's (mangled) symbol in that PTX (``.entry``)
-* ``argtypes``      -- tuple of Numba types of the kernel's Python arguments, in order; the kernel's
-                       LLVM parameters are their flattening by Numba's data model (arrays: 5 + 2*ndim
-                       scalars, complex: 2, tuples: recursively, booleans as uint8)
-* ``cc``            -- compute capability tuple the PTX was made for
-* ``link_files``    -- list of extra files to link (``declare_device(link=...)``), may be empty
-* ``cooperative``   -- bool: the kernel synchronises the grid (``cuda.cg``), so it must be
-                       launched with ``cuLaunchCooperativeKernel``
-* ``debug``, ``lineinfo`` -- bools
-* ``max_registers`` -- int or None
-* ``error_global``  -- name of the kernel's error record (a ``.global`` of
-                       ``device_errors.RECORD_BYTES`` bytes), or None when the kernel does not
-                       report exceptions (compiled without ``debug``/``boundscheck``)
-* ``exceptions``    -- the ``device_errors.ExceptionTable`` that decodes that record (or None)
-* ``lto``           -- bool: the kernel is LTO-IR (``ltoir``, bytes; ``ptx`` is None) to be
-                       linked with its ``link_files`` by nvJitLink with link-time optimisation
-* ``kernel``        -- the ``CompiledKernel`` it came from
+``KernelImage`` (:mod:`numba_cuda.common.kernel_image`) is what the runtime loads and launches:
+a frozen value whose fields the runtime reads; ``CompiledKernel.image(cc)`` builds it.
 """
 
-from numba.core import itanium_mangler, types
+from numba.core import itanium_mangler
 
-
-class KernelImage:
-    """A kernel specialised for one signature and one compute capability (see module docstring)."""
-
-    def __init__(self, kernel, cc, ptx, ltoir=None):
-        self.kernel = kernel
-        self.cc = cc
-        self.ptx = ptx
-        self.ltoir = ltoir
-
-    entry_name = property(lambda self: self.kernel.entry_name)
-    argtypes = property(lambda self: self.kernel.argtypes)
-    link_files = property(lambda self: self.kernel.link_files)
-    cooperative = property(lambda self: bool(getattr(self.kernel, "cooperative", False)))
-    debug = property(lambda self: self.kernel.options.debug)
-    lineinfo = property(lambda self: self.kernel.options.lineinfo)
-    max_registers = property(lambda self: self.kernel.options.max_registers)
-    lto = property(lambda self: self.ltoir is not None)
-    error_global = property(lambda self: getattr(self.kernel, "error_global", None))
-    exceptions = property(lambda self: getattr(self.kernel, "exceptions", None))
-
-    def __repr__(self):
-        return f"<KernelImage {self.entry_name} for cc {self.cc[0]}.{self.cc[1]}>"
+from ..common.kernel_image import KernelImage
+from ..common.unsupported import check_void_return
 
 
 class CompiledKernel:
     """A kernel compiled to NVVM IR for one signature; PTX is produced per compute capability
     (``image(cc)`` / ``get_ptx(cc)``), each cached.
 
-    Same attributes as ``KernelImage`` except ``ptx``/``cc`` (per cc here).
+    The fields of ``KernelImage`` other than ``cc``/``ptx``/``ltoir`` are attributes here too.
     """
 
     cooperative = False
     objectmode = False
 
-    def __init__(self, cres, options):
+    def __init__(self, cres, options, device_cc=None):
+        """``device_cc``: a callable giving the compute capability to use where none is given
+        (the dispatch layer passes the current device's); None, or it returning None: the
+        lowest the installed libNVVM accepts."""
         from .pipeline import DeviceEntryPoint
         from .target import cuda_target
 
@@ -69,12 +33,7 @@ class CompiledKernel:
         self.signature = cres.signature
         self.argtypes = tuple(cres.signature.args)
         self.entry_point = DeviceEntryPoint(cres.fndesc.qualname + " [kernel]")
-        if cres.signature.return_type not in (types.none, types.void):
-            raise TypeError(
-                f"a CUDA kernel must have void return type, but {cres.fndesc.qualname} returns "
-                f"{cres.signature.return_type}; write results into an array argument, or compile "
-                "it as a device function (device=True)"
-            )
+        check_void_return(cres.fndesc.qualname, cres.signature.return_type)
         fndesc = cres.fndesc
         self.entry_name = itanium_mangler.prepend_namespace(fndesc.llvm_func_name, ns="cudapy")
         targetctx = cuda_target.target_context
@@ -89,6 +48,7 @@ class CompiledKernel:
         targetctx.make_kernel(library, fndesc, self.entry_name, options.max_registers,
                               debug_location, report_errors=report,
                               launch_bounds=options.launch_bounds)
+        library.device_cc = self.device_cc = device_cc
         library.finalize()
         self.library = library
         self.error_global = self.exceptions = None
@@ -123,25 +83,28 @@ class CompiledKernel:
         return self.cres.type_annotation
 
     def image(self, cc=None):
-        """The ``KernelImage`` for ``cc`` (default: current device, else lowest NVVM cc)."""
+        """The ``KernelImage`` for ``cc`` (default: ``device_cc()``, else the lowest NVVM cc)."""
         from . import capability
 
-        cc = capability.check_cc(cc) if cc is not None else capability.default_cc()
+        cc = capability.resolve_cc(cc, self.device_cc)
         img = self._images.get(cc)
         if img is None:
             if self.options.lto:
-                img = KernelImage(self, cc, None, ltoir=self.library.get_ltoir(cc))
+                code = {"ltoir": self.library.get_ltoir(cc)}
             else:
-                img = KernelImage(self, cc, self.library.get_ptx(cc))
-            self._images[cc] = img
+                code = {"ptx": self.library.get_ptx(cc)}
+            img = self._images[cc] = KernelImage(
+                entry_name=self.entry_name, argtypes=self.argtypes, cc=cc,
+                link_files=tuple(self.link_files), cooperative=self.cooperative,
+                debug=bool(self.options.debug), lineinfo=bool(self.options.lineinfo),
+                max_registers=self.options.max_registers, error_global=self.error_global,
+                exceptions=self.exceptions, **code)
         return img
 
     def get_ptx(self, cc=None):
         """PTX for ``cc`` (of an ``lto=True`` kernel too: before link-time optimisation)."""
         if self.options.lto:
-            from . import capability
-
-            return self.library.get_ptx(capability.check_cc(cc) if cc is not None else None)
+            return self.library.get_ptx(cc)
         return self.image(cc).ptx
 
     def get_ltoir(self, cc=None):
@@ -157,20 +120,19 @@ class CompiledKernel:
         return str(self.cres.type_annotation)
 
     def inspect_sass(self, cc=None):
-        """SASS for ``cc`` (default: current device, else lowest NVVM cc), from the cubin
+        """SASS for ``cc`` (default: ``device_cc()``, else the lowest NVVM cc), from the cubin
         nvJitLink links offline, disassembled by the toolkit's nvdisasm (``-gi``)."""
         from ..linking.disassembly import sass
         from . import capability
 
-        return sass(self, capability.check_cc(cc) if cc is not None else capability.default_cc())
+        return sass(self, capability.resolve_cc(cc, self.device_cc))
 
     def inspect_sass_cfg(self, cc=None):
         """The SASS control-flow graph (DOT text, ``nvdisasm -cfg``) for ``cc``."""
         from ..linking.disassembly import sass
         from . import capability
 
-        cc = capability.check_cc(cc) if cc is not None else capability.default_cc()
-        return sass(self, cc, cfg=True)
+        return sass(self, capability.resolve_cc(cc, self.device_cc), cfg=True)
 
     def __repr__(self):
         return f"<CompiledKernel {self.entry_name} {self.signature}>"

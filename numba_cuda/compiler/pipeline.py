@@ -21,9 +21,10 @@ from numba.core.untyped_passes import InlineClosureLikes
 from . import collection_pause, source_files
 from .containers import RejectAllocatingContainers
 from .strings import RejectStringBuilding
-from ..launch_dims import normalize_launch_bounds
+from ..common.jit_options import check_inline, check_max_registers, switch
+from ..common.launch_dims import normalize_launch_bounds
 from .try_blocks import RejectTryBlocks
-from .device_errors import CUDALower
+from .lowering import CUDALower
 from .pass_manager import (
     CUDAPassManager, InlineClosureLikesWhenNeeded, NopythonRewritesWhenNeeded,
     StripPhisBeforeLegalization,
@@ -70,37 +71,20 @@ class CompileOptions:
     @classmethod
     def from_user(cls, debug=None, lineinfo=False, fastmath=False, opt=None, inline=False,
                   max_registers=None, boundscheck=None, lto=False, launch_bounds=None):
-        debug = _switch("debug", debug)
-        lineinfo = _switch("lineinfo", lineinfo)
-        lto = _switch("lto", lto)
-        boundscheck = resolve_boundscheck(_switch("boundscheck", boundscheck, none=True), debug)
-        opt = _switch("opt", opt, none=True)
+        # (the checks are JitOptions', numba_cuda.common.jit_options: the compile functions,
+        # which take these options without cuda.jit, get the same errors)
+        debug = switch("debug", debug)
+        lineinfo = switch("lineinfo", lineinfo)
+        lto = switch("lto", lto)
+        boundscheck = resolve_boundscheck(switch("boundscheck", boundscheck, none=True), debug)
+        opt = switch("opt", opt, none=True)
         if opt is None:
             opt = not debug
-        if inline in ("never", None):
-            inline = False
-        elif inline == "always":
-            inline = True
-        elif not isinstance(inline, bool):
-            raise ValueError(f"inline must be 'always', 'never' or a bool, not {inline!r}")
-        if max_registers is not None:
-            if (isinstance(max_registers, bool) or not isinstance(max_registers, int)
-                    or max_registers <= 0):
-                raise ValueError(f"max_registers must be a positive int, got {max_registers!r}")
+        inline = check_inline(inline)
+        check_max_registers(max_registers)
         return cls(debug=debug, lineinfo=bool(lineinfo), fastmath=fastmath_flags(fastmath), opt=bool(opt),
                    inline=bool(inline), max_registers=max_registers, boundscheck=boundscheck,
                    lto=bool(lto), launch_bounds=normalize_launch_bounds(launch_bounds))
-
-
-def _switch(name, value, none=False):
-    """An on/off option: a bool (NumPy's too) or an int (``opt=3`` reads as on); with ``none``,
-    None stays None (meaning "the default").  Anything else -- ``debug="no"`` would have been
-    true -- is a ValueError naming the option."""
-    if value is None:
-        return None if none else False
-    if isinstance(value, int) or type(value).__name__ == "bool_":
-        return bool(value)
-    raise ValueError(f"{name} must be True or False, not {value!r}")
 
 
 #: LLVM's fast-math flags, the names Numba's ``fastmath=`` accepts (``numba.core.cpu_options``).

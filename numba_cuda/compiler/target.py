@@ -12,8 +12,8 @@ import threading
 from numba.core.compiler import Flags
 from numba.core.descriptors import TargetDescriptor
 from numba.core.options import TargetOptions
-from numba.core.target_extension import target_override
 
+from ..common import jit_options
 from .numba_registry import TARGET_NAME, registered_dispatcher_class, registered_jit  # noqa: F401
 
 _mapping = TargetOptions.Mapping
@@ -27,12 +27,9 @@ class CUDAFlags(Flags):
 #: templates, ``register_jitable(_nrt=False)`` helpers in ``numba.cpython.unicode`` ...): the names
 #: of ``numba.core.options.DefaultOptions`` that are not ``@cuda.jit`` options.  None changes CUDA
 #: code (there is no NRT, no object mode, no CPython wrapper on the GPU); they are accepted and
-#: ignored, except ``forceinline``, which is ``inline="always"``.
-NUMBA_INTERNAL_OPTIONS = (
-    "nopython", "forceobj", "looplift", "_nrt", "nogil", "writable_args", "no_rewrites",
-    "no_cpython_wrapper", "no_cfunc_wrapper", "parallel", "error_model", "forceinline",
-    "_dbg_extend_lifetimes", "_dbg_optnone",
-)
+#: ignored, except ``forceinline``, which is ``inline="always"``.  (The list is
+#: ``numba_cuda.common.jit_options``', which both targets' ``cuda.jit`` read.)
+NUMBA_INTERNAL_OPTIONS = jit_options.NUMBA_INTERNAL_OPTIONS
 
 
 class CUDATargetOptions(TargetOptions):
@@ -94,10 +91,3 @@ class CUDATarget(TargetDescriptor):
 
 
 cuda_target = CUDATarget(TARGET_NAME)
-
-
-def compile_in_target(fn, *args, **kwargs):
-    """Run ``fn`` with Numba's current target set to ``"cuda"`` (needed for target overloads)."""
-    with target_override(TARGET_NAME):
-        return fn(*args, **kwargs)
-

@@ -16,7 +16,7 @@ from numba.core.compiler_machinery import AnalysisPass, register_pass
 from numba.core.unsafe import eh
 
 from .containers import first_expression
-from ..unsupported import no_try_message  # noqa: F401 - the wording both targets use
+from ..common.unsupported import no_try_message  # noqa: F401 - the wording both targets use
 from .strings import _global_value
 
 #: The intrinsics Numba's bytecode translation calls to open a try block.

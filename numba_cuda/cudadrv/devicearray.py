@@ -14,7 +14,7 @@ from numba_cuda.runtime.interop import is_cuda_array
 DeviceNDArrayBase = DeviceNDArray
 
 # Numba's module-level layout helpers (same objects on the GPU target and in the simulator).
-from numba_cuda.array_layout import (  # noqa: E402,F401
+from numba_cuda.common.array_layout import (  # noqa: E402,F401
     array_core, errmsg_contiguous_buffer, is_contiguous, sentry_contiguous)
 
 

@@ -12,7 +12,7 @@ Memory Management names (``BaseCUDAMemoryManager``, ``MemoryPointer``,
 import sys as _sys
 import types as _types
 
-from numba_cuda.emm import BaseCUDAMemoryManager, MemoryInfo  # noqa: F401
+from numba_cuda.common.emm import BaseCUDAMemoryManager, MemoryInfo  # noqa: F401
 from numba_cuda.errors import CudaSupportError, DriverError, LinkerError  # noqa: F401
 from numba_cuda.runtime import cudriver
 from numba_cuda.runtime import memory_managers as _memory_managers

@@ -44,9 +44,10 @@ class NVVM:
 
 
 def _default_arch():
-    from numba_cuda.compiler.capability import default_cc
+    from numba_cuda.compiler.capability import resolve_cc
+    from numba_cuda.dispatch.device_cc import current_device_cc
 
-    major, minor = default_cc()
+    major, minor = resolve_cc(None, current_device_cc)[:2]
     return f"compute_{major}{minor}"
 
 

@@ -12,8 +12,8 @@ It asks the compiler (``numba_cuda.compiler``) for a kernel image and the runtim
                        runtime (``max_cooperative_grid_blocks``)
 * ``disk_cache``    -- the ``cache=True`` hook: ``DispatcherCache``, ``CachedKernel``
 * ``cache_off``     -- ``NO_DISK_CACHE``, the dispatcher's cache without ``cache=True``
-* ``device_cc``     -- the current device's compute capability (installed as the compiler's
-                       ``cc=None`` preference)
+* ``device_cc``     -- the current device's compute capability (what ``cc=None`` means for
+                       the kernels this layer makes)
 * ``registration``  -- ``CUDADispatcher`` and ``overload_jit`` in Numba's ``dispatcher_registry``
                        and ``jit_registry`` for the ``cuda`` target
 
@@ -21,5 +21,4 @@ Importing any module of this package registers the target with Numba (below); ``
 numba.cuda`` imports none of it.
 """
 
-from . import device_cc as _device_cc  # noqa: F401 - installs the compiler's device cc query
 from . import registration as _registration  # noqa: F401 - registers with Numba

@@ -10,7 +10,7 @@ Numba (``numba_cuda.dispatch`` registers on import) before anything is compiled.
 from numba.core import types
 
 from ..compiler.api import compile, compile_all, compile_ptx, compile_to_library, declare_device  # noqa: F401
-from ..compiler.target import NUMBA_INTERNAL_OPTIONS
+from ..common.jit_options import JIT_OPTION_NAMES, JitOptions
 from .device_cc import current_device_cc
 from .dispatcher import CUDADispatcher
 
@@ -21,8 +21,7 @@ def _is_signature(obj):
     return isinstance(obj, (str, types.Type, tuple, Signature)) and not callable(obj)
 
 
-_JIT_OPTIONS = ("device", "inline", "link", "debug", "opt", "lineinfo", "fastmath", "max_registers",
-                "cache", "boundscheck", "lto", "extensions", "launch_bounds")
+_JIT_OPTIONS = JIT_OPTION_NAMES
 
 
 def jit(func_or_sig=None, *, device=False, inline="never", link=(), debug=None, opt=None,
@@ -46,22 +45,10 @@ def jit(func_or_sig=None, *, device=False, inline="never", link=(), debug=None, 
     multiprocessor wanted (``.minnctapersm``) and, from compute capability 9.0, the most blocks
     per cluster (``.maxclusterrank``), as CUDA C++'s ``__launch_bounds__``.
     """
-    unknown = set(kws) - set(NUMBA_INTERNAL_OPTIONS)
-    if unknown:
-        raise TypeError(f"unknown @cuda.jit options: {', '.join(sorted(unknown))}; "
-                        f"known: {', '.join(_JIT_OPTIONS)}")
-    if kws.get("forceinline"):
-        inline = "always"
-    if isinstance(link, str):
-        link = [link]
-    if debug is None:  # NUMBA_CUDA_DEBUGINFO, as in Numba
-        from numba.core import config
-
-        debug = bool(getattr(config, "CUDA_DEBUGINFO_DEFAULT", 0)) or None
-    options = {"device": device, "inline": inline, "link": list(link), "debug": debug, "opt": opt,
-               "lineinfo": lineinfo, "fastmath": fastmath, "max_registers": max_registers,
-               "cache": cache, "boundscheck": boundscheck, "lto": lto,
-               "extensions": list(extensions or ()), "launch_bounds": launch_bounds}
+    options = JitOptions.parse(dict(
+        kws, device=device, inline=inline, link=link, debug=debug, opt=opt, lineinfo=lineinfo,
+        fastmath=fastmath, max_registers=max_registers, cache=cache, boundscheck=boundscheck,
+        lto=lto, extensions=extensions, launch_bounds=launch_bounds))
 
     def decorate(func, sigs=None):
         if isinstance(func, CUDADispatcher):

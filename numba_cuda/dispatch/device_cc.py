@@ -1,12 +1,11 @@
 """The current device's compute capability, asked of the runtime.
 
-The compiler never asks the runtime itself: importing this module (``numba_cuda.dispatch`` does)
-hands ``current_device_cc`` to ``numba_cuda.compiler.capability.set_device_cc_query``, so that
-``cc=None`` in the compiler (``CompiledKernel.image()``, ``inspect_asm()`` ...) means the current
-GPU's compute capability where there is one, else the lowest the installed libNVVM accepts.
+The compiler never asks the runtime itself: the dispatch layer passes ``current_device_cc`` as
+the default of the kernels it makes (``LaunchableKernel(..., device_cc=current_device_cc)``) and
+resolves ``cc=None`` with it (``capability.resolve_cc(cc, current_device_cc)``), so that there
+``cc=None`` means the current GPU's compute capability where there is one, else the lowest the
+installed libNVVM accepts.
 """
-
-from ..compiler import capability
 
 
 def current_device_cc():
@@ -26,5 +25,3 @@ def launch_cc():
 
     return tuple(runtime_api.get_current_device().compute_capability)
 
-
-capability.set_device_cc_query(current_device_cc)

@@ -10,7 +10,7 @@ The dispatcher holds one :class:`DispatcherCache` (or ``cache_off.NO_DISK_CACHE`
     self._kernel_cache.save_kernel(args, kernel)       # after compiling a CompiledKernel
 
 An entry holds, for one signature and the compute capability the kernel is compiled for
-(``capability.default_cc()``: the current GPU's, else the lowest libNVVM accepts): the PTX,
+(``capability.resolve_cc(None, current_device_cc)``: the current GPU's, else the lowest libNVVM accepts): the PTX,
 the mangled entry name, the argument types, the compile options, the files to link and the
 NVVM IR (for ``inspect_llvm``).  A :class:`CachedKernel` serves launches and ``inspect_asm``
 for that compute capability; anything that needs the Numba front end (another compute
@@ -30,8 +30,9 @@ from numba.core.errors import TypingError
 
 from ..caching.kernel_cache import KernelCache
 from ..compiler import capability
-from ..compiler.kernel import KernelImage
+from ..common.kernel_image import KernelImage
 from .cache_off import NO_DISK_CACHE
+from .device_cc import current_device_cc
 from .launched_kernel import CooperativeGridQuery
 
 #: Bump when the payload layout changes (part of every key).
@@ -92,7 +93,7 @@ class DispatcherCache:
 
     @staticmethod
     def _cc():
-        return capability.default_cc()
+        return capability.resolve_cc(None, current_device_cc)
 
     @staticmethod
     def _sigkey(args):
@@ -128,18 +129,18 @@ class DispatcherCache:
 
 def kernel_payload(kernel, image):
     """What a kernel needs to be loaded and launched for ``image.cc`` without compiling: the
-    on-disk cache stores it, and pickled dispatchers carry it (``numba_cuda.pickling``)."""
+    on-disk cache stores it, and pickled dispatchers carry it (``numba_cuda.common.pickling``)."""
     return {
-        "argtypes": tuple(kernel.argtypes),
+        "argtypes": image.argtypes,
         "signature": kernel.signature,
-        "entry_name": kernel.entry_name,
+        "entry_name": image.entry_name,
         "options": kernel.options,
-        "link_files": list(kernel.link_files),
-        "cooperative": bool(getattr(kernel, "cooperative", False)),
+        "link_files": list(image.link_files),
+        "cooperative": image.cooperative,
         "ptx": image.ptx,
         "ltoir": image.ltoir,  # lto=True kernels: LTO-IR instead of PTX
-        "error_global": getattr(kernel, "error_global", None),  # debug: exception report
-        "exceptions": getattr(kernel, "exceptions", None),
+        "error_global": image.error_global,  # debug: exception report
+        "exceptions": image.exceptions,
         "llvm": kernel.library.get_llvm_str(),
     }
 
@@ -248,13 +249,18 @@ class CachedKernel(CooperativeGridQuery):
         return self._compiled().type_annotation
 
     def image(self, cc=None):
-        cc = capability.check_cc(cc) if cc is not None else capability.default_cc()
+        cc = capability.resolve_cc(cc, current_device_cc)
         if cc != self._cc:
             return self._compiled().image(cc)
         img = self._images.get(cc)
         if img is None:
-            img = self._images[cc] = KernelImage(self, cc, self._payload["ptx"],
-                                                 ltoir=self._payload["ltoir"])
+            payload, options = self._payload, self.options
+            img = self._images[cc] = KernelImage(
+                entry_name=payload["entry_name"], argtypes=payload["argtypes"], cc=cc,
+                ptx=payload["ptx"], ltoir=payload["ltoir"], link_files=payload["link_files"],
+                cooperative=bool(payload["cooperative"]), debug=bool(options.debug),
+                lineinfo=bool(options.lineinfo), max_registers=options.max_registers,
+                error_global=payload["error_global"], exceptions=payload["exceptions"])
         return img
 
     def get_ptx(self, cc=None):

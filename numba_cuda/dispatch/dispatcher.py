@@ -5,14 +5,15 @@ Kernels: ``kernel[griddim, blockdim]``, ``[griddim, blockdim, stream]``,
 ``kernel.forall(n)(...)``; ``kernel.specialize(*args)``; ``overloads`` (argument types ->
 ``CompiledKernel``), ``signatures``, ``inspect_llvm/asm/types``, ``get_regs_per_thread`` ...
 Launches and ``specialize`` take keyword arguments and fill in the kernel's defaults
-(``numba_cuda.args.ParameterBinder``): what is typed, compiled, cached and launched is the
+(``numba_cuda.common.args.ParameterBinder``): what is typed, compiled, cached and launched is the
 bound positional tuple.
 
 Device functions: callable from kernels and other device functions only; each specialisation is
 registered with the target context (``insert_user_function``) so callers link its library.
 
-Launching hands a ``KernelImage`` (see ``numba_cuda/compiler/kernel.py``) to
-``numba_cuda.runtime.launch.launch_kernel(image, griddim, blockdim, stream, sharedmem, args)``.
+Launching hands a ``KernelImage`` (``numba_cuda.common.kernel_image``) to the runtime:
+``numba_cuda.runtime.launch.load_kernel(image, context)`` loads it once per context, and the
+loaded kernel's ``launch(griddim, blockdim, stream, sharedmem, args)`` launches it.
 Kernel attributes (registers ...) come from ``numba_cuda.runtime.launch.kernel_attributes(image)``,
 which returns a mapping with ``regs``, ``shared``, ``local``, ``const``, ``max_threads``.
 """
@@ -24,15 +25,18 @@ from numba.core.compiler_lock import global_compiler_lock
 from numba.core.dispatcher import Dispatcher
 from numba.core.typing.typeof import Purpose, typeof
 
-from .. import launchconfig, pickling
-from ..args import ParameterBinder
+from .. import launchconfig
+from ..common import pickling
+from ..common.args import ParameterBinder
+from ..common.launch_dims import check_launch_bounds, normalize_dims
+from ..common.unsupported import argument_error, argument_problem, check_function
+from ..compiler import capability
 from ..compiler.pipeline import CompileOptions, CUDACompiler, compile_cuda
-from ..compiler.target import NUMBA_INTERNAL_OPTIONS, cuda_target
-from ..launch_dims import check_launch_bounds, normalize_dims
-from ..unsupported import argument_error, argument_problem, check_function
+from ..common.jit_options import JitOptions
+from ..compiler.target import cuda_target
 from ..errors import (CompilationDisabledError, KernelArgumentError, LaunchConfigError,
                       LaunchConfigTypeError)
-from .device_cc import launch_cc
+from .device_cc import current_device_cc, launch_cc
 from .cache_off import NO_DISK_CACHE
 from .launched_kernel import LaunchableKernel, max_cooperative_grid_blocks
 
@@ -107,12 +111,13 @@ class LaunchConfiguration:
         if not kwargs and not dispatcher.extensions and not self.pre_launch_callbacks:
             key = _fast_type_key(args)
             if key is not None:
-                plans = dispatcher._launch_plans.get(_current_context())
+                context = _current_context()
+                plans = dispatcher._launch_plans.get(context)
                 if plans is not None:
                     plan = plans.get(key)
                     if plan is not None:
-                        return plan[0].launch(self.griddim, self.blockdim, self.stream,
-                                              self.sharedmem, args)
+                        return plan.launch(context, self.griddim, self.blockdim, self.stream,
+                                           self.sharedmem, args)
         return dispatcher.launch(args, self.griddim, self.blockdim, self.stream, self.sharedmem,
                                  kwargs, config=self)
 
@@ -202,7 +207,7 @@ def _fast_type_key(args):
 
 
 def _refused_argument_type(ty):
-    """Python containers and object arrays (see :mod:`numba_cuda.unsupported`)."""
+    """Python containers and object arrays (see :mod:`numba_cuda.common.unsupported`)."""
     if isinstance(ty, (types.List, types.Set, types.DictType)):
         return True
     if isinstance(ty, types.Array):
@@ -213,18 +218,32 @@ def _refused_argument_type(ty):
 
 
 
-class _BindingLaunch:
-    """The prepared launch of arguments as given that need binding (the kernel's defaults
-    fill in the rest): binds them, then launches the loaded kernel."""
+class _LaunchPlan:
+    """The prepared launch of arguments of known types: the image to launch (whose loaded kernel
+    the runtime keeps, once per context) and, for arguments as given that need binding (the
+    kernel's defaults fill in the rest), the binder."""
 
-    __slots__ = ("loaded", "binder")
+    __slots__ = ("image", "binder", "argtypes")
 
-    def __init__(self, loaded, binder):
-        self.loaded = loaded
+    def __init__(self, image, binder, argtypes):
+        self.image = image
         self.binder = binder
+        #: the types stay referenced by the plan, so their ids in the key stay theirs
+        self.argtypes = argtypes
 
-    def launch(self, griddim, blockdim, stream, sharedmem, args):
-        return self.loaded.launch(griddim, blockdim, stream, sharedmem, self.binder(args, {}))
+    def launch(self, context, griddim, blockdim, stream, sharedmem, args):
+        if self.binder is not None:
+            args = self.binder(args, {})
+        return _load_kernel(self.image, context).launch(griddim, blockdim, stream, sharedmem, args)
+
+
+def _load_kernel(image, context):
+    """The runtime's ``load_kernel`` (its module bound on first use: no import per launch)."""
+    global _load_kernel
+    from ..runtime.launch import load_kernel
+
+    _load_kernel = load_kernel
+    return load_kernel(image, context)
 
 
 class CUDADispatcher(Dispatcher):
@@ -233,28 +252,20 @@ class CUDADispatcher(Dispatcher):
     targetdescr = cuda_target
 
     def __init__(self, py_func, sigs=None, targetoptions=None):
+        """``targetoptions``: the ``JitOptions`` of ``cuda.jit``, or a mapping of them (a
+        pickled or cloned dispatcher's), parsed here."""
         check_function(py_func)
-        targetoptions = dict(targetoptions or {})
-        self.device = bool(targetoptions.pop("device", False))
-        self.link = list(targetoptions.pop("link", None) or ())
-        user = {k: targetoptions.pop(k) for k in list(targetoptions)
-                if k in ("debug", "lineinfo", "fastmath", "opt", "inline", "max_registers",
-                         "boundscheck", "lto", "launch_bounds")}
+        if not isinstance(targetoptions, JitOptions):
+            targetoptions = JitOptions.parse(targetoptions or {})
+        self.jit_options = targetoptions
+        self.device = targetoptions.device
+        self.link = list(targetoptions.link)
         #: Numba's kernel extensions: objects whose ``prepare_args(ty, val, stream=, retr=)``
         #: may replace each argument (and its type) before a launch; ``retr`` collects
         #: callables run after it (copies back)
-        self.extensions = list(targetoptions.pop("extensions", None) or ())
-        cache = targetoptions.pop("cache", False)
-        if not isinstance(cache, int) and type(cache).__name__ != "bool_":
-            raise ValueError(f"cache must be True or False, not {cache!r}")
-        cache = bool(cache)
-        if targetoptions.pop("forceinline", False):
-            user["inline"] = "always"
-        for ignored in NUMBA_INTERNAL_OPTIONS:
-            targetoptions.pop(ignored, None)
-        if targetoptions:
-            raise TypeError(f"unknown @cuda.jit options: {', '.join(sorted(targetoptions))}")
-        self.options = CompileOptions.from_user(**user)
+        self.extensions = list(targetoptions.extensions)
+        cache = targetoptions.cache
+        self.options = CompileOptions.from_user(**targetoptions.compile_fields())
         super().__init__(py_func, targetoptions={"nopython": True}, pipeline_class=CUDACompiler)
         if cache:
             # the on-disk cache machinery (hashing, index files) is imported only when asked for
@@ -363,11 +374,10 @@ class CUDADispatcher(Dispatcher):
         for path in self.link:
             cres.library.add_linking_file(path)
         if self.device:
+            cres.library.device_cc = current_device_cc  # get_ptx() without cc: this device's
             self.add_overload(cres)
             return cres
-        if return_type is not None and return_type not in (types.none, types.void):
-            raise TypeError(f"a CUDA kernel must have void return type, the signature says {return_type}")
-        kernel = LaunchableKernel(cres, self.options)
+        kernel = LaunchableKernel(cres, self.options, device_cc=current_device_cc)
         if config is not None and config._kernel_launch_config_sensitive:
             kernel.launch_config_sensitive = True
             if not self._launch_config_sensitive:
@@ -535,11 +545,12 @@ class CUDADispatcher(Dispatcher):
         # binds them itself, so launches that need no binding test nothing here.
         key = _fast_type_key(args) if plannable else None
         if key is not None:
-            plans = self._launch_plans.get(_current_context())
+            context = _current_context()
+            plans = self._launch_plans.get(context)
             if plans is not None:
                 plan = plans.get(key)
                 if plan is not None:
-                    return plan[0].launch(griddim, blockdim, stream, sharedmem, args)
+                    return plan.launch(context, griddim, blockdim, stream, sharedmem, args)
         # The general path: defaults are filled in (a wrong count is Python's TypeError),
         # arguments are typed and the kernel compiled before the driver is asked for
         # anything, so a bad argument or kernel raises its own error without a GPU.
@@ -557,17 +568,15 @@ class CUDADispatcher(Dispatcher):
         kernel = self._kernel_for_launch(tuple(argtypes), prepared, config)
         for callback in config.pre_launch_callbacks:
             callback(kernel, config)
-        from ..runtime.launch import load_kernel
-
         context = _current_context()
 
         image = kernel.image(tuple(context.device.compute_capability))
-        loaded = load_kernel(image, context)
+        loaded = _load_kernel(image, context)
         if key is not None and not self._launch_config_sensitive:  # (it may be marked now)
-            # the types stay referenced by the plan, so their ids in the key stay theirs (the
-            # arguments as given are the first of the bound ones)
-            runner = loaded if args is given else _BindingLaunch(loaded, self._binder)
-            self._launch_plans.setdefault(context, {})[key] = (runner, tuple(argtypes))
+            # (the arguments as given are the first of the bound ones)
+            binder = None if args is given else self._binder
+            self._launch_plans.setdefault(context, {})[key] = _LaunchPlan(image, binder,
+                                                                          tuple(argtypes))
         return loaded.launch(griddim, blockdim, stream, sharedmem, tuple(prepared))
 
     def _launch_with_extensions(self, args, griddim, blockdim, stream, sharedmem):
@@ -582,10 +591,8 @@ class CUDADispatcher(Dispatcher):
                 ty, value = extension.prepare_args(ty, value, stream=stream, retr=retr)
             prepared.append(value)
         kernel = self.kernel_for([self.typeof_argument(v)[1] for v in prepared])
-        from ..runtime.launch import load_kernel
-
         context = _current_context()
-        loaded = load_kernel(kernel.image(tuple(context.device.compute_capability)), context)
+        loaded = _load_kernel(kernel.image(tuple(context.device.compute_capability)), context)
         state = loaded.launch(griddim, blockdim, stream, sharedmem, tuple(prepared))
         for writeback in retr:
             writeback()
@@ -637,7 +644,8 @@ class CUDADispatcher(Dispatcher):
         for args, ovl in self._select(signature).items():
             # kernels: through their image for cc (kept, e.g. for pickling); device functions:
             # their library
-            out[args] = ovl.library.get_ptx(cc) if self.device else ovl.inspect_asm(cc)
+            out[args] = (ovl.library.get_ptx(capability.resolve_cc(cc, current_device_cc))
+                         if self.device else ovl.inspect_asm(cc))
         return out if signature is None else next(iter(out.values()))
 
     def inspect_sass(self, signature=None, cc=None):
@@ -709,7 +717,7 @@ class CUDADispatcher(Dispatcher):
         kernel = next(iter(selected.values()))
         return max_cooperative_grid_blocks(kernel, blockdim, dynsmemsize)
 
-    # ---- pickling (numba_cuda.pickling) -----------------------------------------------
+    # ---- pickling (numba_cuda.common.pickling) -----------------------------------------------
     def __reduce__(self):
         from .disk_cache import ready_payloads
 

@@ -9,7 +9,7 @@ import contextlib
 import numpy as np
 
 from numba_cuda.runtime import cudriver, current_streams, devicearray, devices, streams, transfers
-from numba_cuda.unsupported import check_dtype
+from numba_cuda.common.unsupported import check_dtype
 from numba_cuda.runtime import typing as _typing  # noqa: F401 - registers numba.typeof
 from numba_cuda.runtime.devicearray import DeviceNDArray, ManagedNDArray, MappedNDArray
 from numba_cuda.runtime.graphs import Graph

@@ -148,7 +148,7 @@ def _address(value):
 
 def array_params(value, ndim, state, where):
     """Kernel parameters for an array argument (device, interface, DLPack or host array)."""
-    from numba_cuda.args import ArgHint
+    from numba_cuda.common.args import ArgHint
     from numba_cuda.runtime.devicearray import DeviceNDArray
 
     if isinstance(value, ArgHint):

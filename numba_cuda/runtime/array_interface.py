@@ -1,13 +1,13 @@
 """The CUDA Array Interface (version 3) without arrays: checking and normalising an interface
 dict (``parse_cuda_array_interface``, no GPU needed, shared with the simulator:
-:mod:`numba_cuda.cuda_array_interface`), the kernel parameters it stands for, and
+:mod:`numba_cuda.common.cuda_array_interface`), the kernel parameters it stands for, and
 ordering work after the producer's stream.  Zero-copy arrays over it are made in
 ``devicearray.from_cuda_array_interface``; ``interop`` is the consumer-facing module.
 """
 
 import numpy as np
 
-from numba_cuda.cuda_array_interface import (  # noqa: F401 - checked by the shared validator
+from numba_cuda.common.cuda_array_interface import (  # noqa: F401 - checked by the shared validator
     ArrayInterface,
     parse_cuda_array_interface,
 )

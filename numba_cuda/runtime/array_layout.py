@@ -7,7 +7,7 @@ whose data pointer is the device address and whose memory is never read.
 
 import numpy as np
 
-from numba_cuda.array_layout import (  # noqa: F401 - here too
+from numba_cuda.common.array_layout import (  # noqa: F401 - here too
     c_strides,
     f_strides,
     is_contiguous_layout,

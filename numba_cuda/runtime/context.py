@@ -4,7 +4,7 @@ its loaded kernels."""
 import contextlib
 import weakref
 
-from numba_cuda.emm import MemoryInfo  # noqa: F401 - public here too
+from numba_cuda.common.emm import MemoryInfo  # noqa: F401 - public here too
 from numba_cuda.runtime import context_stack, cudriver, graph_capture
 from numba_cuda.runtime.graph_capture import CAPTURES
 from numba_cuda.runtime.memory import DeviceAllocation, PendingDeallocations
@@ -27,7 +27,8 @@ class Context:
         self.primary = primary
         self.closed = False
         self.deallocations = PendingDeallocations(handle, device.total_memory)
-        #: compiled kernel -> loaded kernel (module, function, packer) in this context
+        #: KernelImage -> LoadedKernel (module, function, packer) in this context: the one cache
+        #: of loaded kernels (``numba_cuda.runtime.launch.load_kernel``)
         self.kernels = weakref.WeakKeyDictionary()
         self._default_streams = {}
         #: contexts whose memory this context's kernels and copies reach directly

@@ -14,10 +14,10 @@ variable is set, it prints to stderr as ``== CUDA [ms] LEVEL -- message``.
 """
 
 import logging
-import os
 import sys
 import threading
 
+from numba_cuda.common.env_flags import env_flag
 from numba_cuda.errors import CudaSupportError, DriverError
 
 _lock = threading.Lock()
@@ -34,8 +34,7 @@ def driver_library_name():
 
 
 def _disabled_reason():
-    value = os.environ.get("NUMBA_DISABLE_CUDA", "0").strip().lower()
-    if value not in ("", "0", "false", "no", "off"):
+    if env_flag("NUMBA_DISABLE_CUDA", False):
         return "CUDA is disabled: NUMBA_DISABLE_CUDA is set in the environment (unset it to use the GPU)"
     return None
 

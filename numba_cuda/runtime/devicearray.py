@@ -24,7 +24,7 @@ from numba_cuda.runtime.array_layout import (  # noqa: F401 - public here too
     strides_like,
 )
 from numba_cuda.runtime.ipc import register_array_type
-from numba_cuda.unsupported import check_dtype
+from numba_cuda.common.unsupported import check_dtype
 
 def _basic_index(index):
     items = index if isinstance(index, tuple) else (index,)

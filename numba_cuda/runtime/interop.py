@@ -1,6 +1,6 @@
 """The CUDA Array Interface (version 3): checking, consuming, stream ordering.
 
-:func:`numba_cuda.cuda_array_interface.parse_cuda_array_interface` (shared
+:func:`numba_cuda.common.cuda_array_interface.parse_cuda_array_interface` (shared
 with the simulator) checks a ``__cuda_array_interface__`` dict and normalises
 it without touching a GPU.  Consumers then honour the producer's ``stream`` entry:
 ``as_cuda_array`` (no consumer stream known) synchronises that stream, and

@@ -1,7 +1,7 @@
 """Exceptions of debug kernels, raised on the host after the launch.
 
 A kernel compiled with ``debug=True`` or ``boundscheck=True`` has an *error record* in its module
-(layout in :mod:`numba_cuda.error_record`; the compiler's ``device_errors`` emits it and
+(layout in :mod:`numba_cuda.common.error_record`; the compiler's ``device_errors`` emits it and
 its ``ExceptionTable``, which travels with the kernel image, decodes it): the first thread whose code
 raised stores the exception id and its thread and block indices there.  After each launch of
 such a kernel the runtime synchronises the launch's stream, reads the record, and when it holds
@@ -15,7 +15,7 @@ Kernels compiled without these options have no record and skip all of this.
 
 import struct
 
-from numba_cuda.error_record import RECORD_BYTES, RECORD_FORMAT, RECORD_WORDS
+from numba_cuda.common.error_record import RECORD_BYTES, RECORD_FORMAT, RECORD_WORDS
 from numba_cuda.runtime import cudriver
 
 

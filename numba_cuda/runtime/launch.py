@@ -1,12 +1,12 @@
 """Kernel launch: configuration checks, loading, argument packing, ``cuLaunchKernel``.
 
-``launch_kernel(compiled, griddim, blockdim, stream, sharedmem, args)`` is
-what the dispatcher calls.  ``compiled`` is the compiler's per-signature
-kernel object; this module reads ``ptx``, ``entry_name``, ``argtypes``,
-``cc``, ``link_files``, ``cooperative``, ``debug``, ``lineinfo`` and
-``max_registers`` from it (missing optional attributes mean "off").
+What the dispatcher hands over is a :class:`numba_cuda.common.kernel_image.KernelImage` (a
+frozen value the compiler or the disk cache builds); this module reads its fields.
+``load_kernel(image, context)`` loads it in a context once (the one cache of loaded kernels:
+``context.kernels``, keyed by the image) and returns the :class:`LoadedKernel`, whose
+``launch(griddim, blockdim, stream, sharedmem, args)`` launches it.
 
-Per (compiled kernel, context) the module is loaded once and an
+Per (image, context) the module is loaded once and an
 :class:`~numba_cuda.runtime.argpack.ArgPacker` is built once; launch
 configurations already checked are remembered, so a repeated launch costs a
 dictionary look-up, the packing and the driver call.
@@ -15,7 +15,7 @@ dictionary look-up, the packing and the driver call.
 import numbers
 
 from numba_cuda.errors import LaunchConfigError, LinkerError
-from numba_cuda.launch_dims import normalize_dims
+from numba_cuda.common.launch_dims import normalize_dims
 from numba_cuda.runtime import cudriver
 from numba_cuda.runtime.argpack import LaunchState
 from numba_cuda.runtime.current_streams import as_stream
@@ -176,22 +176,23 @@ class LoadedKernel:
     error_record = None
     exceptions = None
 
-    def __init__(self, compiled, context):
+    def __init__(self, image, context):
+        """Load ``image`` (a ``KernelImage``) in ``context``."""
         from numba_cuda.runtime.argpack import ArgPacker
         from numba_cuda.runtime.ptx_compat import plan_ptx_load, ptx_isa_version
 
         drv = cudriver.driver()
         self.context = context
-        self.name = getattr(compiled, "entry_name")
-        self.cooperative = bool(getattr(compiled, "cooperative", False))
-        lto = bool(getattr(compiled, "lto", False))
-        ptx = None if lto else compiled.ptx
+        self.name = image.entry_name
+        self.cooperative = image.cooperative
+        lto = image.lto
+        ptx = image.ptx
         if isinstance(ptx, str):
             ptx = ptx.encode()
-        link_files = tuple(getattr(compiled, "link_files", None) or ())
-        max_registers = getattr(compiled, "max_registers", None)
-        lineinfo = bool(getattr(compiled, "lineinfo", False))
-        debug = bool(getattr(compiled, "debug", False))
+        link_files = image.link_files
+        max_registers = image.max_registers
+        lineinfo = image.lineinfo
+        debug = image.debug
         device = context.device
 
         linker = _linker_version()
@@ -218,33 +219,32 @@ class LoadedKernel:
                 f'pip install "numba-cuda[cu{driver_version[0]}]"')
         with context.active():
             if plan == "lto":
-                image = link_lto_cubin(compiled.ltoir, lto_arch(compiled.cc, device), link_files,
-                                       max_registers, lineinfo, debug, self.name)
-                res, module = drv.cuModuleLoadData(image)
+                code = link_lto_cubin(image.ltoir, lto_arch(image.cc, device), link_files,
+                                      max_registers, lineinfo, debug, self.name)
+                res, module = drv.cuModuleLoadData(code)
             elif plan == "cubin":
-                image = link_cubin(ptx, _arch_for(ptx, device), link_files, max_registers,
-                                   lineinfo, debug, self.name)
-                res, module = drv.cuModuleLoadData(image)
+                code = link_cubin(ptx, _arch_for(ptx, device), link_files, max_registers,
+                                  lineinfo, debug, self.name)
+                res, module = drv.cuModuleLoadData(code)
             else:
                 _arch_for(ptx, device)
-                image = ptx if ptx.endswith(b"\0") else ptx + b"\0"
+                code = ptx if ptx.endswith(b"\0") else ptx + b"\0"
                 if max_registers:
                     opts = [drv.CUjit_option.CU_JIT_MAX_REGISTERS]
-                    res, module = drv.cuModuleLoadDataEx(image, 1, opts, [int(max_registers)])
+                    res, module = drv.cuModuleLoadDataEx(code, 1, opts, [int(max_registers)])
                 else:
-                    res, module = drv.cuModuleLoadData(image)
+                    res, module = drv.cuModuleLoadData(code)
             if res:
                 raise LinkerError(
                     f"the driver could not load kernel {self.name} on device {device.id} "
                     f"({device.name}): {res.name}: {cudriver.describe_error(drv, res)}")
             self.module = module
             self.function = cudriver.call(drv.cuModuleGetFunction, module, self.name.encode())
-            error_global = getattr(compiled, "error_global", None)
-            if error_global:
+            if image.error_global:
                 from numba_cuda.runtime.kernel_errors import ErrorRecord
 
-                self.error_record = ErrorRecord(module, error_global)
-                self.exceptions = compiled.exceptions
+                self.error_record = ErrorRecord(module, image.error_global)
+                self.exceptions = image.exceptions
         attr = drv.CUfunction_attribute
         self.attributes = {
             "regs": self._attr(attr.CU_FUNC_ATTRIBUTE_NUM_REGS),
@@ -254,7 +254,7 @@ class LoadedKernel:
             "max_threads": self._attr(attr.CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK),
         }
         self.dynamic_shared_limit = DEFAULT_DYNAMIC_SHARED_LIMIT - self.attributes["shared"]
-        self.packer = ArgPacker(compiled.argtypes)
+        self.packer = ArgPacker(image.argtypes)
         self._configs = {}
 
     def _attr(self, which):
@@ -344,48 +344,24 @@ class LoadedKernel:
         return state
 
 
-_fallback_cache = {}  # for compiled objects that cannot be weakly referenced: id -> (obj, kernel)
-
-
-def load_kernel(compiled, context=None):
-    """The LoadedKernel for ``compiled`` in ``context`` (default: current), loading it once."""
+def load_kernel(image, context=None):
+    """The LoadedKernel of ``image`` (a ``KernelImage``) in ``context`` (default: current),
+    loading it once per context."""
     if context is None:
         from numba_cuda.runtime.devices import current_context
 
         context = current_context()
-    try:
-        loaded = context.kernels.get(compiled)
-    except TypeError:
-        entry = _fallback_cache.get((id(compiled), id(context)))
-        loaded = entry[1] if entry and entry[0] is compiled else None
+    loaded = context.kernels.get(image)
     if loaded is None:
-        loaded = LoadedKernel(compiled, context)
-        try:
-            context.kernels[compiled] = loaded
-        except TypeError:
-            _fallback_cache[(id(compiled), id(context))] = (compiled, loaded)
+        loaded = context.kernels[image] = LoadedKernel(image, context)
     return loaded
-
-
-def launch_kernel(compiled, griddim, blockdim, stream=0, sharedmem=0, args=()):
-    """Launch ``compiled`` on the current device; see the module docstring."""
-    from numba_cuda.runtime.devices import current_context
-
-    context = current_context()
-    try:
-        loaded = context.kernels.get(compiled)
-    except TypeError:
-        loaded = None
-    if loaded is None:
-        loaded = load_kernel(compiled, context)
-    return loaded.launch(griddim, blockdim, stream, sharedmem, args)
 
 
 #: The keys of :func:`kernel_attributes`' mapping (the dispatcher's ``get_*`` methods read them).
 KERNEL_ATTRIBUTE_NAMES = ("regs", "shared", "local", "const", "max_threads")
 
 
-def kernel_attributes(compiled, context=None):
-    """``{"regs", "shared", "local", "const", "max_threads"}`` of a compiled kernel on a device
+def kernel_attributes(image, context=None):
+    """``{"regs", "shared", "local", "const", "max_threads"}`` of a ``KernelImage`` on a device
     (the names :data:`KERNEL_ATTRIBUTE_NAMES` lists)."""
-    return dict(load_kernel(compiled, context).attributes)
+    return dict(load_kernel(image, context).attributes)

@@ -1,6 +1,6 @@
 """Memory managers (EMM plugins) on the GPU runtime, and which one contexts use.
 
-The interface is :class:`numba_cuda.emm.BaseCUDAMemoryManager`.  Here:
+The interface is :class:`numba_cuda.common.emm.BaseCUDAMemoryManager`.  Here:
 
 - :class:`HostOnlyCUDAMemoryManager`: implements the host side (page-locked,
   mapped and managed memory), ``reset`` and ``defer_cleanup``; a plugin that
@@ -21,7 +21,7 @@ created with (``cuda.close()`` and a new context pick up a new selection).
 
 import contextlib
 
-from numba_cuda.emm import BaseCUDAMemoryManager, MemoryInfo, check_plugin
+from numba_cuda.common.emm import BaseCUDAMemoryManager, MemoryInfo, check_plugin
 from numba_cuda.errors import DriverError
 from numba_cuda.runtime import cudriver
 from numba_cuda.runtime.ipc import GetIpcHandleMixin
@@ -172,7 +172,7 @@ class NumbaCUDAMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
 
     @property
     def interface_version(self):
-        from numba_cuda.emm import EMM_INTERFACE_VERSION
+        from numba_cuda.common.emm import EMM_INTERFACE_VERSION
 
         return EMM_INTERFACE_VERSION
 

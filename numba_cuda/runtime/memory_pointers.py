@@ -10,13 +10,13 @@ allocations (:class:`numba_cuda.runtime.memory.DeviceAllocation`) are
 MemoryPointers too, so device arrays accept either.
 
 What needs no driver (pointer, size, owner, finalizer, host bytes; the lifetime rules) is
-:mod:`numba_cuda.emm_memory`, shared with the simulator; the classes here add what needs
+:mod:`numba_cuda.common.emm_memory`, shared with the simulator; the classes here add what needs
 the driver: ``view``/``memset`` of device memory and the device address of mapped memory.
 ``PinnedMemory`` needs nothing more and is that module's class.
 """
 
 from numba_cuda import emm_memory
-from numba_cuda.emm_memory import PinnedMemory, pointer_value
+from numba_cuda.common.emm_memory import PinnedMemory, pointer_value
 
 __all__ = ["MemoryPointer", "AutoFreePointer", "PinnedMemory", "MappedMemory", "ManagedMemory",
            "pointer_value", "device_extents", "device_memset"]
@@ -30,7 +30,7 @@ def _cu_device_pointer(address):
 
 class MemoryPointer(emm_memory.MemoryPointer):
     """Device memory owned by this object, freed by ``finalizer`` when it is collected
-    (see :class:`numba_cuda.emm_memory.MemoryPointer` for the arguments); views
+    (see :class:`numba_cuda.common.emm_memory.MemoryPointer` for the arguments); views
     (``view(start, stop)``) keep their parent alive."""
 
     def memset(self, byte, count=None, stream=0):

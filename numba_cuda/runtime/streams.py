@@ -2,9 +2,9 @@
 0/None/int handles are in ``current_streams``.)"""
 
 import contextlib
-import os
 import weakref
 
+from numba_cuda.common.env_flags import env_flag
 from numba_cuda.runtime import cudriver
 from numba_cuda.runtime import graph_capture
 from numba_cuda.runtime.graph_capture import CAPTURES
@@ -23,8 +23,7 @@ def per_thread_default_is_default():
 
     Read once per process, when a default stream is first needed (every launch asks)."""
     if not _PTDS:
-        raw = os.environ.get("NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM", "0")
-        _PTDS.append(raw.strip().lower() not in ("", "0", "false", "no", "off"))
+        _PTDS.append(env_flag("NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM", False))
     return _PTDS[0]
 
 

@@ -17,7 +17,7 @@ from numba_cuda.runtime.memcopy import (  # noqa: F401 - public here too
     memcpy_dtoh,
     memcpy_htod,
 )
-from numba_cuda.unsupported import check_dtype
+from numba_cuda.common.unsupported import check_dtype
 
 
 def to_device_array(dev, ary, stream=0):

@@ -16,6 +16,8 @@ variable                               ``numba.core.config`` name       default
 
 import os
 
+from numba_cuda.common.env_flags import flag_value
+
 
 def _setting(config_name, env_name, default, convert):
     from numba.core import config
@@ -33,8 +35,8 @@ def _setting(config_name, env_name, default, convert):
 
 
 def _flag(value):
-    if isinstance(value, str):
-        return value.lower() not in ("0", "false", "no", "off")
+    if isinstance(value, str):  # never empty here: _setting gives the default for that
+        return flag_value(value, default=True)
     return bool(value)
 
 

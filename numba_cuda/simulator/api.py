@@ -5,7 +5,7 @@ here first (see ``numba_cuda/__init__.py``); tests may also use this module
 directly: ``from numba_cuda.simulator import api as cuda``.
 """
 
-from ..args import In, InOut, Out  # noqa: F401 - the GPU target's classes too
+from ..common.args import In, InOut, Out  # noqa: F401 - the GPU target's classes too
 from ..errors import CudaError, CudaSupportError, KernelRuntimeError, LaunchConfigError  # noqa: F401
 from ..errors import GraphCaptureError, GraphUpdateError  # noqa: F401
 from .cudadrv import devicearray, devices, driver  # noqa: F401 - cuda.devicearray ... modules

@@ -13,8 +13,8 @@ import weakref
 
 import numpy as np
 
-from ..cuda_array_interface import parse_cuda_array_interface
-from ..unsupported import OBJECT_ARRAY, check_dtype
+from ..common.cuda_array_interface import parse_cuda_array_interface
+from ..common.unsupported import OBJECT_ARRAY, check_dtype
 from .graph_capture import CAPTURES
 from .hostmemory import access_problem
 
@@ -37,7 +37,7 @@ class _Interface:
 
 def _host_view(desc, owner):
     """The numpy array over the memory ``desc`` describes, after the real target's checks
-    (:func:`numba_cuda.cuda_array_interface.parse_cuda_array_interface`) and a check that
+    (:func:`numba_cuda.common.cuda_array_interface.parse_cuda_array_interface`) and a check that
     the memory is this process's (a wild pointer raises instead of crashing)."""
     parsed = parse_cuda_array_interface(desc)
     if parsed.hi <= parsed.lo:
@@ -557,7 +557,7 @@ def auto_device(obj, stream=0, copy=True):
     if is_cuda_array(obj):
         return as_cuda_array(obj), False
     if isinstance(obj, np.ndarray):
-        from ..array_layout import sentry_contiguous
+        from ..common.array_layout import sentry_contiguous
 
         sentry_contiguous(obj)  # as Numba's auto_device (cuda.to_device copies any layout)
     return to_device(obj, stream, copy), True

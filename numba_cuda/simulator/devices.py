@@ -107,7 +107,7 @@ class FakeCUDAContext:
 
     def get_memory_info(self):
         """``MemoryInfo(free, total)`` bytes: the host's memory, which simulated arrays use."""
-        from ..emm import MemoryInfo
+        from ..common.emm import MemoryInfo
 
         return MemoryInfo(*_host_memory())
 

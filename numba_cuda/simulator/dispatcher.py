@@ -7,11 +7,13 @@ import threading
 
 import numpy as np
 
-from .. import pickling
-from ..args import ArgHint, ParameterBinder
-from ..launch_dims import check_launch_bounds, normalize_launch_bounds
+from ..common import pickling
+from ..common.args import ArgHint, ParameterBinder
+from ..common.jit_options import JitOptions
+from ..common.launch_dims import check_launch_bounds, normalize_launch_bounds
 from ..errors import CudaError, LaunchConfigError, LaunchConfigTypeError, NotAvailableInSimulator  # noqa: F401
-from ..unsupported import argument_error, argument_problem, check_function
+from ..common.unsupported import (argument_error, argument_problem, check_function,
+                                  check_void_return)
 from . import collectives, devicearray, launchconfig, sanitizer, scheduler
 from . import graph_capture as _graphs
 from .threadstate import state
@@ -123,7 +125,7 @@ class _SimFunction:
             self._variants[yields] = variant
         return variant
 
-    # -- pickling (numba_cuda.pickling): by reference when importable, else by value
+    # -- pickling (numba_cuda.common.pickling): by reference when importable, else by value
     def __reduce__(self):
         return pickling.reduce_dispatcher(self, {
             "py_func": self.py_func, "sigs": list(self.signatures),
@@ -160,6 +162,8 @@ class _SimFunction:
 
     def compile(self, sig):
         """Nothing to compile in the simulator; kept so eager-compilation code runs."""
+        if not self._device:
+            _check_kernel_signature(self.py_func, sig)
         self.signatures.append(sig)
 
     @property
@@ -225,6 +229,8 @@ class SimKernel(_SimFunction):
 
     def __init__(self, pyfunc, sigs, options):
         super().__init__(pyfunc, sigs, options)
+        for sig in self.signatures:
+            _check_kernel_signature(pyfunc, sig)
         mode = options.get("sim_mode") or os.environ.get("NUMBA_CUDASIM_MODE", "auto")
         if mode not in MODES:
             raise ValueError(f"sim_mode must be one of {MODES}, got {mode!r}")
@@ -421,6 +427,17 @@ def _is_scalar(value):
     return isinstance(value, (int, float, complex, bool, np.number, np.bool_))
 
 
+def _check_kernel_signature(pyfunc, sig):
+    """A kernel's eager signature must return void, as the compiler requires (same error)."""
+    from numba.core import sigutils
+
+    try:
+        _args, return_type = sigutils.normalize_signature(sig)
+    except Exception:  # noqa: BLE001 - a signature the simulator cannot read is not checked
+        return
+    check_void_return(pyfunc.__qualname__, return_type)
+
+
 def _scalar_types_of(signatures):
     """Per-argument converters from the only eager signature (numba scalar types)."""
     if len(signatures) != 1:
@@ -472,6 +489,9 @@ def jit(func_or_sig=None, device=False, **options):
     for unsupported in ("link",):
         if options.get(unsupported):
             raise not_available(f"cuda.jit({unsupported}=...)")
+    # the GPU target's checks of every option (an unknown name, a bad value: the same errors);
+    # sim_mode is the simulator's own
+    JitOptions.parse({k: v for k, v in options.items() if k != "sim_mode"})
     if options.get("boundscheck"):
         options.pop("boundscheck")  # numpy checks every index in the simulator anyway
 

@@ -7,7 +7,7 @@ limits of every current NVIDIA GPU.
 import numbers
 
 from ..errors import LaunchConfigError
-from ..launch_dims import normalize_dims
+from ..common.launch_dims import normalize_dims
 
 MAX_THREADS_PER_BLOCK = 1024
 MAX_BLOCK_DIM = (1024, 1024, 64)

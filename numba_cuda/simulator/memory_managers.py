@@ -3,10 +3,10 @@
 Simulated device arrays are numpy arrays in host memory: no memory manager
 is ever asked for memory, and there is no other process to share memory
 with.  So that code defining or selecting an EMM plugin imports and runs
-unchanged, the plugin interface is the real one (:mod:`numba_cuda.emm`),
+unchanged, the plugin interface is the real one (:mod:`numba_cuda.common.emm`),
 ``set_memory_manager`` checks the plugin as on a GPU (and warns that the
 simulator will not call it), and the memory classes can be constructed (they are
-:mod:`numba_cuda.emm_memory`'s, the part of the GPU target's that needs no driver).
+:mod:`numba_cuda.common.emm_memory`'s, the part of the GPU target's that needs no driver).
 What needs a GPU (host allocations of ``HostOnlyCUDAMemoryManager``, IPC)
 raises :class:`~numba_cuda.simulator.dispatcher.NotAvailableInSimulator`.
 Numba's own simulator has none of these names.
@@ -15,8 +15,8 @@ Numba's own simulator has none of these names.
 import contextlib
 import warnings
 
-from ..emm import BaseCUDAMemoryManager, MemoryInfo, check_plugin  # noqa: F401
-from ..emm_memory import MappedMemory, MemoryPointer, PinnedMemory  # noqa: F401 - constructible
+from ..common.emm import BaseCUDAMemoryManager, MemoryInfo, check_plugin  # noqa: F401
+from ..common.emm_memory import MappedMemory, MemoryPointer, PinnedMemory  # noqa: F401 - constructible
 from .unavailable import not_available
 
 #: The EMM and IPC names that both ``numba.cuda`` (:mod:`..api`) and

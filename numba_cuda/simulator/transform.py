@@ -750,7 +750,7 @@ def _parse(pyfunc):
             # refused as the compiler refuses it (Python would catch what the GPU cannot)
             from numba.core.errors import UnsupportedError
 
-            from ..unsupported import no_try_message
+            from ..common.unsupported import no_try_message
 
             line = pyfunc.__code__.co_firstlineno + node.lineno - 1
             raise UnsupportedError(

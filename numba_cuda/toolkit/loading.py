@@ -226,8 +226,3 @@ def _check_loaded_version(tk, comp):
         _fail(name, f"{DESCRIPTIONS[name]} at {comp.path} reports CUDA {major}.{minor}, but the "
                     f"toolkit is CUDA {tk.cuda_major} (libNVVM: {tk.components['nvvm'].path}); "
                     "CUDA majors cannot be mixed.")
-
-
-def loaded_paths():
-    """{name: path} of the libraries loaded through :func:`load_library` so far."""
-    return {name: path for name, (path, _h) in _loaded.items()}

@@ -27,7 +27,7 @@ import numpy as np
 from numba.core import sigutils, types
 from numba.np.ufunc.sigparse import parse_signature
 
-from .. import pickling
+from ..common import pickling
 from . import kernelsource
 from .backend import broadcast_view, current_backend
 from .loops import Loop, Scalar, UfuncTypeError, is_scalar, select_loop
@@ -149,7 +149,7 @@ class CUDAGUFunc:
     def __repr__(self):
         return f"<CUDA gufunc {self.__name__} {self.signature!r} {self.types}>"
 
-    # ---- pickling (numba_cuda.pickling): by reference when importable, else by value ----
+    # ---- pickling (numba_cuda.common.pickling): by reference when importable, else by value ----
     def __reduce__(self):
         sigs = [types.void(*(loop.argtypes + loop.outtypes)) for loop in self.loops]
         return pickling.reduce_dispatcher(self, {

@@ -26,7 +26,7 @@ are scalars) and compiled for the argument types at their first launch.
 import numpy as np
 from numba.core import sigutils, types
 
-from .. import pickling
+from ..common import pickling
 from . import kernelsource
 from .backend import broadcast_view, c_contiguous, current_backend, flat_view
 from .loops import Loop, Scalar, UfuncTypeError, is_scalar, select_loop
@@ -152,7 +152,7 @@ class CUDAUFunc:
     def __repr__(self):
         return f"<CUDA ufunc {self.__name__} {self.types}>"
 
-    # ---- pickling (numba_cuda.pickling): by reference when importable, else by value ----
+    # ---- pickling (numba_cuda.common.pickling): by reference when importable, else by value ----
     def __reduce__(self):
         return pickling.reduce_dispatcher(self, {
             "pyfunc": self.pyfunc, "sigs": self.signatures, "identity": self.identity},

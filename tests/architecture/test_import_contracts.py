@@ -19,6 +19,7 @@ CONTRACTS = {
     "runtime": "The runtime knows nothing of the compiler",
     "simulator": "The simulator uses neither the compiler",
     "loops": "No import loops inside any package of numba_cuda",
+    "common": "The common floor imports no other room",
 }
 
 
@@ -87,7 +88,7 @@ def test_each_contract_bites(tmp_path):
     assert proc.returncode != 0, proc.stdout
     status = _status_lines(proc.stdout)
     assert status == {"layers": "BROKEN", "compiler": "BROKEN", "runtime": "KEPT",
-                      "simulator": "BROKEN", "loops": "BROKEN"}, proc.stdout
+                      "simulator": "BROKEN", "loops": "BROKEN", "common": "KEPT"}, proc.stdout
     flat = " ".join(proc.stdout.split())
     assert "numba_cuda.compiler.kernel -> numba_cuda.runtime.api" in flat, proc.stdout
     assert "numba_cuda.simulator.kernelapi -> numba_cuda.dispatch.api" in flat, proc.stdout
@@ -106,4 +107,19 @@ def test_the_runtime_contract_bites(tmp_path):
     status = _status_lines(proc.stdout)
     assert status["runtime"] == "BROKEN" and status["compiler"] == "KEPT", proc.stdout
     assert "numba_cuda.runtime.kernel_errors -> numba_cuda.compiler.device_errors" in \
+        " ".join(proc.stdout.split()), proc.stdout
+
+
+def test_the_common_floor_contract_bites(tmp_path):
+    copy = tmp_path / "src"
+    shutil.copytree(ROOT / "numba_cuda", copy / "numba_cuda",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    # The shared floor reaching up into the simulator (a room above it).
+    _inject(copy / "numba_cuda" / "common" / "launch_dims.py",
+            "def _sim():\n    from numba_cuda.simulator import kernelapi\n\n    return kernelapi")
+    proc = _run(copy, tmp_path)
+    assert proc.returncode != 0, proc.stdout
+    status = _status_lines(proc.stdout)
+    assert status["common"] == "BROKEN" and status["simulator"] == "KEPT", proc.stdout
+    assert "numba_cuda.common.launch_dims -> numba_cuda.simulator.kernelapi" in \
         " ".join(proc.stdout.split()), proc.stdout

@@ -1,5 +1,6 @@
 """What the import contracts mean at run time: compiling needs no runtime; the compiler learns
-the device's compute capability and the target's ``jit`` only from the dispatch layer."""
+the target's ``jit`` only from the dispatch layer, and a device's compute capability only as an
+argument of its callers (nothing installs a default into it)."""
 
 import os
 import subprocess
@@ -36,7 +37,6 @@ def test_the_compiler_alone_knows_no_device_and_asks_for_the_dispatch_layer():
         from numba_cuda.compiler import api, capability
 
         assert "numba_cuda.dispatch" not in sys.modules
-        assert capability.current_device_cc() is None  # no query installed: no device known
         try:
             api.compile_ptx(lambda a: None, "void(float32[:])")
         except RuntimeError as exc:
@@ -44,10 +44,8 @@ def test_the_compiler_alone_knows_no_device_and_asks_for_the_dispatch_layer():
         else:
             raise AssertionError("compiled without the target registered")
 
-        import numba_cuda.dispatch
-        from numba_cuda.dispatch import device_cc
+        import numba_cuda.dispatch  # noqa: F401
 
-        assert capability._device_cc_query is device_cc.current_device_cc
         ptx, _ = api.compile_ptx(lambda a: None, "void(float32[:])")
         assert ".entry" in ptx
         print("OK")
@@ -66,3 +64,33 @@ def test_public_compile_names_are_the_compilers_objects():
     assert cuda.declare_device is compiler_api.declare_device
     assert cuda.jit is dispatch_api.jit
     assert cuda.compile_ptx_for_current_device is dispatch_api.compile_ptx_for_current_device
+
+
+def test_the_default_cc_does_not_depend_on_what_was_imported():
+    # The compiler's default cc was once a global hook that importing numba_cuda.dispatch
+    # installed: the same call answered differently before and after that import.
+    proc = _run("""
+        import re
+        import sys
+
+        from numba_cuda.compiler import capability
+
+        assert "numba_cuda.dispatch" not in sys.modules
+        before = capability.resolve_cc(None), capability.default_ptx_cc()
+        assert before[0] == capability.lowest_supported_cc()
+        assert not hasattr(capability, "set_device_cc_query")
+
+        from numba import cuda
+        import numba_cuda.dispatch  # noqa: F401
+
+        assert (capability.resolve_cc(None), capability.default_ptx_cc()) == before
+        assert capability.resolve_cc((8, 6)) == (8, 6)
+        assert capability.resolve_cc(None, lambda: (8, 0)) == (8, 0)  # a caller's default
+        assert capability.resolve_cc(None, lambda: None) == before[0]  # ... that has none
+        ptx, _ = cuda.compile_ptx(lambda a: None, "void(float32[:])")
+        target = re.search(r"\\.target sm_(\\d+)", ptx).group(1)
+        assert target == "%d%d" % before[1][:2], (target, before)
+        print("OK")
+    """)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "OK"

@@ -1,4 +1,4 @@
-"""``numba_cuda.launch_dims``: the one check of ``kernel[griddim, blockdim]`` sizes that the
+"""``numba_cuda.common.launch_dims``: the one check of ``kernel[griddim, blockdim]`` sizes that the
 GPU target's dispatcher, its runtime and the simulator share."""
 
 import collections
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from numba_cuda.errors import LaunchConfigError, LaunchConfigTypeError
-from numba_cuda.launch_dims import normalize_dims
+from numba_cuda.common.launch_dims import normalize_dims
 
 
 class Dim3:

@@ -142,7 +142,7 @@ def test_devicearray_layout_helpers(simulator):
         out = _run_in_simulator(code)
     else:
         # device arrays need a context; numpy arrays show the same layout logic
-        from numba_cuda.array_layout import array_core, is_contiguous
+        from numba_cuda.common.array_layout import array_core, is_contiguous
 
         c, f = np.zeros((4, 5)), np.zeros((4, 5), order="F")
         b = np.broadcast_to(np.arange(3.0), (4, 3))

@@ -66,7 +66,7 @@ def test_default_cc_is_lowest_nvvm_accepts(cuda, cuda_major):
     assert f".target {expected}" in ptx
     from numba_cuda.compiler import capability
 
-    assert capability.default_cc(prefer_device=False) == ((5, 0) if cuda_major == 12 else (7, 5))
+    assert capability.resolve_cc(None) == ((5, 0) if cuda_major == 12 else (7, 5))
 
 
 def test_ir_is_typed_pointer_nvvm_ir(cuda):
@@ -114,7 +114,7 @@ def test_compiled_kernel_attributes_and_caches(cuda):
     assert image.cc == CC
     assert f".entry {image.entry_name}(" in image.ptx
     assert image.argtypes == AXPY_SIG.args
-    assert image.link_files == [] and image.cooperative is False
+    assert image.link_files == () and image.cooperative is False
     assert image.lineinfo is True and image.debug is False and image.max_registers is None
     assert compiled.image((9, 0)).ptx != image.ptx
 

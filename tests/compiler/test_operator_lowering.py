@@ -52,10 +52,10 @@ _UNIQUE = re.compile(r"\$\d+|v\d+(?=B)|_ZN\w+|(?<=ret i32 )[1-9]\d*")
 def ir_and_ptx(cuda, monkeypatch, fn, sig, device, replacements=None, **options):
     """The NVVM IR texts handed to libNVVM (unique names masked) and the PTX of one compile,
     with ``replacements`` (``{name: function}``) set on ``CUDALower`` for its duration."""
-    from numba_cuda.compiler import device_errors, nvvm
+    from numba_cuda.compiler import lowering, nvvm
 
     for name, function in (replacements or {}).items():
-        monkeypatch.setattr(device_errors.CUDALower, name, function)
+        monkeypatch.setattr(lowering.CUDALower, name, function)
     texts = []
     original = nvvm.compile_ir
 

@@ -57,12 +57,12 @@ def broken(a):
 def test_lowering_error_has_numbas_context(cuda, monkeypatch):
     from numba.core.lowering import Lower
 
-    from numba_cuda.compiler import device_errors
+    from numba_cuda.compiler import lowering
 
     with pytest.raises(errors.NumbaError) as ours:
         cuda.compile_ptx(broken, void(int64[::1]), cc=CC)
-    monkeypatch.setattr(device_errors.CUDALower, "lower_block", Lower.lower_block)
-    monkeypatch.setattr(device_errors.CUDALower, "_lower_assignment",
+    monkeypatch.setattr(lowering.CUDALower, "lower_block", Lower.lower_block)
+    monkeypatch.setattr(lowering.CUDALower, "_lower_assignment",
                         lambda self, inst: Lower.lower_inst(self, inst))
     with pytest.raises(errors.NumbaError) as numbas:
         cuda.compile_ptx(broken, void(int64[::1]), cc=CC)

@@ -50,7 +50,10 @@ def test_device_arrays_are_typed_by_their_cached_type(fake):
 
 def _params(fake, kernel):
     launch = fake.launches[-1]
-    loaded = [k for k in kernel._launch_plans[next(iter(kernel._launch_plans))].values()][0][0]
+    from numba_cuda.runtime.launch import load_kernel
+
+    plan = [k for k in kernel._launch_plans[next(iter(kernel._launch_plans))].values()][0]
+    loaded = load_kernel(plan.image)  # the runtime's one cache of loaded kernels
     return [struct.unpack("<" + c, raw)[0] for c, raw in zip(loaded.packer.codes, launch["params"])]
 
 

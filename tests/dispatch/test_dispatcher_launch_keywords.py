@@ -1,4 +1,4 @@
-"""Keyword arguments and defaults at launch on the GPU target (``numba_cuda.args.ParameterBinder``),
+"""Keyword arguments and defaults at launch on the GPU target (``numba_cuda.common.args.ParameterBinder``),
 checked on the fake driver: what reaches ``cuLaunchKernel`` is the positional tuple Python would
 bind, through eager signatures, ``specialize``, ``forall``, the prepared launch path and pickling;
 arguments that do not fit raise Python's own ``TypeError`` before anything is compiled."""
@@ -136,8 +136,6 @@ def test_unknown_keyword_after_a_launch_does_not_reuse_its_plan(fake):
 def test_prepared_path_binds_only_what_needs_binding(fake, monkeypatch):
     from numba import cuda
 
-    from numba_cuda.dispatch.dispatcher import _BindingLaunch
-
     @cuda.jit
     def k(a, n=7):
         pass
@@ -148,8 +146,8 @@ def test_prepared_path_binds_only_what_needs_binding(fake, monkeypatch):
     k[1, 1](a, n=5)
     plans = next(iter(k._launch_plans.values()))
     # (a, 3) and the keyword launch share the plan of (array, int64); (a,) has its own
-    assert {len(key): type(plan[0]).__name__ for key, plan in plans.items()} == {
-        2: "LoadedKernel", 1: "_BindingLaunch"}
+    assert {len(key): plan.binder is not None for key, plan in plans.items()} == {
+        2: False, 1: True}
     calls = []
     original = k._binder
 
@@ -163,8 +161,8 @@ def test_prepared_path_binds_only_what_needs_binding(fake, monkeypatch):
     counting = Counting()
     k._binder = counting
     for plan in plans.values():
-        if isinstance(plan[0], _BindingLaunch):
-            plan[0].binder = counting
+        if plan.binder is not None:
+            plan.binder = counting
     typed = []
     original_typeof = type(k).typeof_argument
     monkeypatch.setattr(type(k), "typeof_argument",
@@ -189,7 +187,10 @@ def test_eager_signature_takes_keywords_and_converts_defaults(fake):
 
     a = cuda.to_device(np.zeros(4, np.float32))
     k[1, 1](a, n=3)
-    (loaded, _types), = next(iter(k._launch_plans.values())).values()
+    from numba_cuda.runtime.launch import load_kernel
+
+    (plan,) = next(iter(k._launch_plans.values())).values()
+    loaded = load_kernel(plan.image)
     assert loaded.packer.codes[-2:] == ["f", "i"]  # the signature's float32 and int32
     assert _values(fake, k)[-2:] == [1.5, 3]
     k[1, 1](a)

@@ -68,7 +68,7 @@ def test_lto_kernel_links_a_cu_file_and_inlines_it(addone_cu, cc):
     image = compiled.image(cc)
     assert image.lto and image.ptx is None
     assert isinstance(image.ltoir, bytes) and len(image.ltoir) > 100
-    assert image.link_files == [addone_cu]
+    assert image.link_files == (addone_cu,)
 
     cubin = launch.link_lto_cubin(image.ltoir, _sm(cc), image.link_files, name=image.entry_name)
     assert cubin_arch(cubin) == cc
@@ -101,7 +101,7 @@ def test_lto_kernel_links_an_ltoir_file(tmp_path, cc):
         a[0] = times3(a[0])
 
     image = kernel.compile((int32[::1],)).image(cc)
-    assert image.link_files == [str(path)]
+    assert image.link_files == (str(path),)
     cubin = launch.link_lto_cubin(image.ltoir, _sm(cc), image.link_files, name=image.entry_name)
     assert cubin_arch(cubin) == cc
     assert b"times3" not in cubin

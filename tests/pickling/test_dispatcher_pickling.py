@@ -1,4 +1,4 @@
-"""Dispatchers pickle: by reference when importable, by value otherwise (numba_cuda.pickling).
+"""Dispatchers pickle: by reference when importable, by value otherwise (numba_cuda.common.pickling).
 
 Real target: no GPU needed (PTX is compiled with libNVVM; what a pickle carries is checked
 without launching).  Simulator: in subprocesses, with launches, and through ``multiprocessing``

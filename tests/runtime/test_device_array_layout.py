@@ -90,11 +90,11 @@ def test_span_and_contiguity_helpers():
 
 
 def test_the_two_contiguity_questions_stay_apart():
-    """numba_cuda.array_layout answers two questions: Numba's ``is_contiguous(ary)`` (broadcast
+    """numba_cuda.common.array_layout answers two questions: Numba's ``is_contiguous(ary)`` (broadcast
     dimensions ignored: what a copy moves) and NumPy's rule on a layout tuple."""
     import numpy as np
 
-    from numba_cuda.array_layout import is_contiguous, is_contiguous_layout
+    from numba_cuda.common.array_layout import is_contiguous, is_contiguous_layout
 
     b = np.broadcast_to(np.arange(3.0), (4, 3))  # strides (0, 8)
     assert is_contiguous(b)

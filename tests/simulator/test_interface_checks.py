@@ -11,7 +11,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from numba_cuda.cuda_array_interface import parse_cuda_array_interface
+from numba_cuda.common.cuda_array_interface import parse_cuda_array_interface
 from numba_cuda.simulator import hostmemory
 
 CASES = {

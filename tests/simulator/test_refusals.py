@@ -115,7 +115,7 @@ def test_try_blocks_are_refused_as_the_compiler_refuses_them():
     from numba import cuda as gpu
     from numba.core.errors import UnsupportedError
 
-    from numba_cuda.unsupported import no_try_message
+    from numba_cuda.common.unsupported import no_try_message
 
     lines, first = inspect.getsourcelines(_with_try)
     try_line = first + next(i for i, t in enumerate(lines) if "MARK-TRY" in t)
@@ -136,3 +136,25 @@ def test_try_blocks_are_refused_as_the_compiler_refuses_them():
     with pytest.raises(UnsupportedError, match="try/except is not supported"):
         caller[1, 1](a)
     assert (a == 0).all()  # refused before any thread ran
+
+
+def _returns_a_value(a):
+    return a[0]
+
+
+def test_a_kernel_must_return_void_with_one_wording_on_both_targets():
+    """One check (numba_cuda.common.unsupported.check_void_return), one message, on the compiler's
+    paths (compile_ptx, an eager cuda.jit signature) and in the simulator."""
+    messages = []
+    for make in (lambda: real.compile_ptx(_returns_a_value, "int64(int64[::1])", cc=(7, 5)),
+                 lambda: real.jit("int64(int64[::1])")(_returns_a_value),
+                 lambda: sim.jit("int64(int64[::1])")(_returns_a_value),
+                 lambda: sim.jit(_returns_a_value).compile("int64(int64[::1])")):
+        with pytest.raises(TypeError) as info:
+            make()
+        messages.append(str(info.value))
+    assert messages[0].startswith("a CUDA kernel must have void return type, but "
+                                  "_returns_a_value returns int64; write results into an array")
+    assert set(messages) == {messages[0]}, messages
+    sim.jit("void(int64[::1])")(_returns_a_value)  # a void signature is accepted
+    sim.jit("int64(int64[::1])", device=True)(_returns_a_value)  # ... as is a device function's

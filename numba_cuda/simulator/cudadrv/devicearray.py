@@ -20,7 +20,7 @@ DeviceNDArrayBase = DeviceNDArray
 FakeCUDAArray = DeviceNDArray
 
 # Numba's module-level layout helpers (same objects on the GPU target and in the simulator).
-from numba_cuda.array_layout import (  # noqa: E402,F401
+from numba_cuda.common.array_layout import (  # noqa: E402,F401
     array_core, errmsg_contiguous_buffer, is_contiguous, sentry_contiguous)
 
 

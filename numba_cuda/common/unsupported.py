@@ -8,6 +8,8 @@ and the simulator, which must give the same answers; it imports neither.
   its function once, to the end.
 * ``try``/``except``/``finally`` is refused (:func:`no_try_message`): CUDA code has no
   exception handling.
+* A kernel returns nothing (:func:`check_void_return`): its results go into array
+  arguments.
 * Python containers (lists, dicts, sets) cannot be kernel arguments, and
   arrays of Python objects (``dtype=object``) cannot live in device memory.
   Arrays of numbers, booleans, records and fixed-size character sequences
@@ -27,6 +29,19 @@ def no_try_message():
             "exception handling to catch with); test the condition with an if statement instead. "
             "An exception raised in a kernel compiled with debug=True is reported on the host "
             "after the launch")
+
+
+def check_void_return(qualname, return_type):
+    """Refuse a kernel whose return type (a Numba type; None: not given) is not void, with
+    the one wording both targets use (Numba's "must have void return type", which its tests
+    match)."""
+    from numba.core import types
+
+    if return_type is not None and return_type not in (types.none, types.void):
+        raise TypeError(
+            f"a CUDA kernel must have void return type, but {qualname} returns {return_type}; "
+            "write results into an array argument, or compile it as a device function "
+            "(device=True)")
 
 
 def function_problem(func):

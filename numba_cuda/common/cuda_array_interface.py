@@ -14,7 +14,7 @@ import numbers
 
 import numpy as np
 
-from numba_cuda.array_layout import c_strides, span
+from numba_cuda.common.array_layout import c_strides, span
 
 ArrayInterface = collections.namedtuple(
     "ArrayInterface",

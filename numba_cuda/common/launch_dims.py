@@ -13,7 +13,7 @@ integers").  Device limits are each target's own check.
 import numbers
 import operator
 
-from .errors import LaunchConfigError, LaunchConfigTypeError
+from ..errors import LaunchConfigError, LaunchConfigTypeError
 
 __all__ = ["normalize_dims"]
 

@@ -1,0 +1,123 @@
+"""``JitOptions``: the options of ``cuda.jit``, parsed and checked once, for both targets.
+
+``JitOptions.parse(options)`` takes the keyword arguments of ``cuda.jit`` (or of a pickled or
+cloned dispatcher) and returns a frozen value, or raises the error that names the bad option.
+The GPU target's ``cuda.jit`` and ``CUDADispatcher`` and the simulator's ``cuda.jit`` read the
+same value; the compiler makes its ``CompileOptions`` (what changes generated code) from
+:meth:`JitOptions.compile_fields`.
+
+Numba's own options (:data:`NUMBA_INTERNAL_OPTIONS`: ``nopython``, ``forceinline`` ...) are
+accepted and ignored, as Numba's CUDA target does (``forceinline=True`` is ``inline="always"``).
+"""
+
+from dataclasses import dataclass, fields
+
+from .launch_dims import normalize_launch_bounds
+
+#: The options of ``cuda.jit``.
+JIT_OPTION_NAMES = ("device", "inline", "link", "debug", "opt", "lineinfo", "fastmath",
+                    "max_registers", "cache", "boundscheck", "lto", "extensions", "launch_bounds")
+
+#: Options Numba's machinery passes to a target's ``jit`` (``@overload``, ``numba.jit``-style
+#: decorators), accepted and ignored.
+NUMBA_INTERNAL_OPTIONS = (
+    "nopython", "forceobj", "looplift", "_nrt", "nogil", "writable_args", "no_rewrites",
+    "no_cpython_wrapper", "no_cfunc_wrapper", "parallel", "error_model", "forceinline",
+    "_dbg_extend_lifetimes", "_dbg_optnone",
+)
+
+#: The options that change generated code: the fields of the compiler's ``CompileOptions``.
+COMPILE_FIELDS = ("debug", "lineinfo", "fastmath", "opt", "inline", "max_registers",
+                  "boundscheck", "lto", "launch_bounds")
+
+
+def switch(name, value, none=False):
+    """An on/off option: a bool (NumPy's too) or an int (``opt=3`` reads as on); with ``none``,
+    None stays None (meaning "the default").  Anything else -- ``debug="no"`` would have been
+    true -- is a ValueError naming the option."""
+    if value is None:
+        return None if none else False
+    if isinstance(value, int) or type(value).__name__ == "bool_":
+        return bool(value)
+    raise ValueError(f"{name} must be True or False, not {value!r}")
+
+
+def check_inline(inline):
+    """``inline=``: ``"never"`` (or None), ``"always"`` or a bool; returns it as a bool."""
+    if inline in ("never", None):
+        return False
+    if inline == "always":
+        return True
+    if not isinstance(inline, bool):
+        raise ValueError(f"inline must be 'always', 'never' or a bool, not {inline!r}")
+    return inline
+
+
+def check_max_registers(max_registers):
+    if max_registers is not None and (isinstance(max_registers, bool)
+                                      or not isinstance(max_registers, int) or max_registers <= 0):
+        raise ValueError(f"max_registers must be a positive int, got {max_registers!r}")
+    return max_registers
+
+
+@dataclass(frozen=True)
+class JitOptions:
+    """The options of one ``cuda.jit`` (see the module docstring); None means "the default"."""
+
+    device: bool = False
+    inline: object = "never"
+    link: tuple = ()
+    debug: object = None
+    opt: object = None
+    lineinfo: bool = False
+    fastmath: object = False
+    max_registers: object = None
+    cache: bool = False
+    boundscheck: object = None
+    lto: bool = False
+    extensions: tuple = ()
+    launch_bounds: object = None
+
+    @classmethod
+    def parse(cls, options, api="@cuda.jit"):
+        """The ``JitOptions`` of ``options`` (a mapping of keyword arguments), checked: an
+        unknown name is a ``TypeError``, a bad value a ``ValueError``, each naming it."""
+        options = dict(options)
+        unknown = set(options) - set(JIT_OPTION_NAMES) - set(NUMBA_INTERNAL_OPTIONS)
+        if unknown:
+            raise TypeError(f"unknown {api} options: {', '.join(sorted(unknown))}; "
+                            f"known: {', '.join(JIT_OPTION_NAMES)}")
+        inline = options.get("inline", "never")
+        if options.get("forceinline"):
+            inline = "always"
+        check_inline(inline)
+        link = options.get("link") or ()
+        link = (link,) if isinstance(link, str) else tuple(link)
+        debug = switch("debug", options.get("debug"), none=True)
+        if debug is None:  # NUMBA_CUDA_DEBUGINFO, as in Numba
+            from numba.core import config
+
+            debug = bool(getattr(config, "CUDA_DEBUGINFO_DEFAULT", 0)) or None
+        cache = options.get("cache", False)
+        if not isinstance(cache, int) and type(cache).__name__ != "bool_":
+            raise ValueError(f"cache must be True or False, not {cache!r}")
+        return cls(
+            device=bool(options.get("device", False)), inline=inline, link=link, debug=debug,
+            opt=switch("opt", options.get("opt"), none=True),
+            lineinfo=switch("lineinfo", options.get("lineinfo", False)),
+            fastmath=options.get("fastmath", False),
+            max_registers=check_max_registers(options.get("max_registers")),
+            cache=bool(cache), boundscheck=switch("boundscheck", options.get("boundscheck"), none=True),
+            lto=switch("lto", options.get("lto", False)),
+            extensions=tuple(options.get("extensions") or ()),
+            launch_bounds=normalize_launch_bounds(options.get("launch_bounds")))
+
+    def compile_fields(self):
+        """``{name: value}`` of the options that change generated code (``CompileOptions``)."""
+        return {name: getattr(self, name) for name in COMPILE_FIELDS}
+
+    def as_dict(self):
+        """The options as keyword arguments of ``cuda.jit`` (``parse`` of it gives this value)."""
+        out = {f.name: getattr(self, f.name) for f in fields(self)}  # (no copies of extensions)
+        out["link"], out["extensions"] = list(self.link), list(self.extensions)
+        return out

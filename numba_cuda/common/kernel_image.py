@@ -1,0 +1,64 @@
+"""``KernelImage``: a kernel compiled for one signature and one compute capability, as the
+runtime loads and launches it.
+
+The compiler builds it (``CompiledKernel.image(cc)``), the disk cache builds the same value
+from an entry on disk (``CachedKernel.image(cc)``), and the runtime (``numba_cuda.runtime.launch``)
+reads its fields -- nothing else crosses from compiler to runtime.  It is frozen: one image is
+one set of facts, so the runtime may key the kernels it loaded by it (by identity).
+
+Fields:
+
+* ``entry_name``    -- the kernel's (mangled) symbol, the ``.entry`` of its PTX
+* ``argtypes``      -- tuple of the Numba types of the kernel's Python arguments, in order; its
+                       parameters are their flattening by Numba's data model
+* ``cc``            -- the compute capability tuple the code was made for
+* ``ptx``           -- PTX text (str), or None when the kernel is LTO-IR
+* ``ltoir``         -- LTO-IR (bytes) of an ``lto=True`` kernel (``ptx`` is None then), else None
+* ``link_files``    -- tuple of extra files to link (``link=`` of ``cuda.jit``/``declare_device``)
+* ``cooperative``   -- the kernel synchronises the grid (``cuda.cg``): launched with
+                       ``cuLaunchCooperativeKernel``
+* ``debug``, ``lineinfo`` -- bools, passed on to the linker
+* ``max_registers`` -- int or None
+* ``error_global``  -- name of the kernel's error record (a ``.global`` laid out as
+                       :mod:`numba_cuda.common.error_record` says), or None when the kernel
+                       reports no exceptions
+* ``exceptions``    -- the table that decodes that record (the compiler's ``ExceptionTable``),
+                       or None
+"""
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, eq=False)  # eq=False: hashed and compared by identity
+class KernelImage:
+    """A kernel for one signature and one compute capability (see the module docstring)."""
+
+    entry_name: str
+    argtypes: tuple
+    cc: tuple
+    ptx: str = None
+    ltoir: bytes = None
+    link_files: tuple = ()
+    cooperative: bool = False
+    debug: bool = False
+    lineinfo: bool = False
+    max_registers: int = None
+    error_global: str = None
+    exceptions: object = None
+
+    def __post_init__(self):
+        if (self.ptx is None) == (self.ltoir is None):
+            raise ValueError(f"a KernelImage of {self.entry_name} holds exactly one of ptx and "
+                             "ltoir (LTO-IR): pass one of them")
+        # normalise the containers, so that the value is immutable all the way down
+        object.__setattr__(self, "argtypes", tuple(self.argtypes))
+        object.__setattr__(self, "cc", tuple(self.cc))
+        object.__setattr__(self, "link_files", tuple(self.link_files))
+
+    @property
+    def lto(self):
+        """The code is LTO-IR, linked with ``link_files`` by nvJitLink with link-time optimisation."""
+        return self.ltoir is not None
+
+    def __repr__(self):
+        return f"<KernelImage {self.entry_name} for cc {self.cc[0]}.{self.cc[1]}>"
