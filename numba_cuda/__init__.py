@@ -31,10 +31,13 @@ def _env_flag(name, default="0"):
 USE_SIMULATOR = _env_flag("NUMBA_ENABLE_CUDASIM")
 if USE_SIMULATOR:
     implementation = "numba-cuda (simulator)"
-    # numba.cuda.cudadrv.* resolve to the simulator's modules (cheap: no imports).
-    from .simulator import install_module_replacements as _install_sim_modules
 
-    _install_sim_modules()
+# The old and peer module paths (numba.cuda.cudadrv.driver, numba.cuda.core.config ...): one
+# finder serves the compat table, with the simulator's column under NUMBA_ENABLE_CUDASIM=1.
+# Cheap: the table is data; nothing it names is imported until its path is.
+from .compat import install as _install_compat  # noqa: E402
+
+_install_compat(USE_SIMULATOR)
 
 
 def _export_table():

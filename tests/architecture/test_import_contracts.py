@@ -18,6 +18,7 @@ CONTRACTS = {
     "compiler": "The compiler is a pure stage",
     "runtime": "The runtime knows nothing of the compiler",
     "simulator": "The simulator uses neither the compiler",
+    "compat": "Nothing in the package imports the compat yard",
     "loops": "No import loops inside any package of numba_cuda",
 }
 
@@ -87,7 +88,7 @@ def test_each_contract_bites(tmp_path):
     assert proc.returncode != 0, proc.stdout
     status = _status_lines(proc.stdout)
     assert status == {"layers": "BROKEN", "compiler": "BROKEN", "runtime": "KEPT",
-                      "simulator": "BROKEN", "loops": "BROKEN"}, proc.stdout
+                      "simulator": "BROKEN", "compat": "KEPT", "loops": "BROKEN"}, proc.stdout
     flat = " ".join(proc.stdout.split())
     assert "numba_cuda.compiler.kernel -> numba_cuda.runtime.api" in flat, proc.stdout
     assert "numba_cuda.simulator.kernelapi -> numba_cuda.dispatch.api" in flat, proc.stdout
@@ -106,4 +107,20 @@ def test_the_runtime_contract_bites(tmp_path):
     status = _status_lines(proc.stdout)
     assert status["runtime"] == "BROKEN" and status["compiler"] == "KEPT", proc.stdout
     assert "numba_cuda.runtime.kernel_errors -> numba_cuda.compiler.device_errors" in \
+        " ".join(proc.stdout.split()), proc.stdout
+
+
+def test_the_compat_contract_bites(tmp_path):
+    # The dispatch layer reaching for a compat module directly, not through its old path.
+    copy = tmp_path / "src"
+    shutil.copytree(ROOT / "numba_cuda", copy / "numba_cuda",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    _inject(copy / "numba_cuda" / "dispatch" / "api.py",
+            "def _old_driver():\n    from numba_cuda.compat.gpu.cudadrv import driver\n\n"
+            "    return driver")
+    proc = _run(copy, tmp_path)
+    assert proc.returncode != 0, proc.stdout
+    status = _status_lines(proc.stdout)
+    assert status["compat"] == "BROKEN" and status["layers"] == "KEPT", proc.stdout
+    assert "numba_cuda.dispatch.api -> numba_cuda.compat.gpu.cudadrv" in \
         " ".join(proc.stdout.split()), proc.stdout

@@ -1,0 +1,11 @@
+"""``numba.cuda.cudadrv.devices`` under the simulator."""
+
+from numba_cuda.simulator.devices import Context, Device, current_context, gpus, require_context  # noqa: F401
+
+
+def get_context(devnum=0):
+    return current_context()
+
+
+def reset():
+    """Nothing to reset in the simulator."""
