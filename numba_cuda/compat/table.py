@@ -2,7 +2,7 @@
 
 Each row maps a path under ``numba_cuda`` (``numba.cuda.X`` is ``numba_cuda.X`` through the
 redirector) to ``(GPU target module, simulator module)``: the module that the path *is* on the
-real target and under ``NUMBA_ENABLE_CUDASIM=1``.  :mod:`numba_cuda.compat.finder` serves the
+real target and under ``NUMBA_ENABLE_CUDASIM=1``.  :class:`numba_cuda.compat.CompatFinder` serves the
 table: importing a row's path yields the very module object of its target (never a copy).
 
 * A row covers its path and everything below it: ``numba_cuda.core`` -> ``numba.core`` also
