@@ -2,8 +2,9 @@
 
 Each row maps a path under ``numba_cuda`` (``numba.cuda.X`` is ``numba_cuda.X`` through the
 redirector) to ``(GPU target module, simulator module)``: the module that the path *is* on the
-real target and under ``NUMBA_ENABLE_CUDASIM=1``.  :class:`numba_cuda.compat.CompatFinder` serves the
-table: importing a row's path yields the very module object of its target (never a copy).
+real target and under ``NUMBA_ENABLE_CUDASIM=1``.  :class:`numba_cuda.compat.CompatFinder`
+serves the table: importing a row's path yields the very module object of its target (never a
+copy).
 
 * A row covers its path and everything below it: ``numba_cuda.core`` -> ``numba.core`` also
   makes ``numba_cuda.core.config`` be ``numba.core.config``.  The longest matching row wins
@@ -64,7 +65,8 @@ ROWS = {
     "numba_cuda.dispatcher": ("numba_cuda.dispatch.dispatcher", f"{_SIM_SIDE}.dispatcher"),
     "numba_cuda.vector_types": (f"{_GPU_SIDE}.vector_types", "numba_cuda.simulator.vector_types"),
     "numba_cuda.libdevice": (None, "numba_cuda.simulator.libdevice"),
-    "numba_cuda.kernels.reduction": ("numba_cuda.ufuncs.reduction", "numba_cuda.simulator.reduction"),
+    "numba_cuda.kernels.reduction": ("numba_cuda.ufuncs.reduction",
+                                     "numba_cuda.simulator.reduction"),
     # ---- Numba's cudadrv package, on each target ----
     "numba_cuda.cudadrv": (f"{_GPU_SIDE}.cudadrv", f"{_SIM_SIDE}.cudadrv"),
     "numba_cuda.cudadrv.drvapi": _both(f"{_GPU_SIDE}.driver_ctypes"),

@@ -255,3 +255,24 @@ def test_the_type_names_are_numba_types_all_but_the_numpy_dependent_ones():
     assert set(NUMBA_TYPE_NAMES) <= set(numba.core.types.__all__)
     assert set(numba.core.types.__all__) - set(NUMBA_TYPE_NAMES) <= {"bool", "float_"}
 
+
+
+@pytest.mark.parametrize("simulator", [False, True], ids=["real", "simulator"])
+def test_cudadrv_submodules_are_attributes_before_any_import_of_them(simulator):
+    # a fresh process: the attribute is the first use of each submodule
+    names = ["driver", "devicearray", "devices", "runtime", "libs", "nvvm", "error", "enums",
+             "drvapi", "nvrtc", "linkable_code"]
+    code = textwrap.dedent(f"""
+        import importlib
+        from numba import cuda
+        first = {{n: getattr(cuda.cudadrv, n) for n in {names!r}}}
+        print(all(first[n] is importlib.import_module("numba.cuda.cudadrv." + n) for n in first))
+        """)
+    env = dict(os.environ)
+    env.pop("NUMBA_ENABLE_CUDASIM", None)
+    if simulator:
+        env["NUMBA_ENABLE_CUDASIM"] = "1"
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().splitlines()[-1] == "True"

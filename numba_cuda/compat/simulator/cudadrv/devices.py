@@ -1,6 +1,12 @@
 """``numba.cuda.cudadrv.devices`` under the simulator."""
 
-from numba_cuda.simulator.devices import Context, Device, current_context, gpus, require_context  # noqa: F401
+from numba_cuda.simulator.devices import (  # noqa: F401
+    Context,
+    Device,
+    current_context,
+    gpus,
+    require_context,
+)
 
 
 def get_context(devnum=0):

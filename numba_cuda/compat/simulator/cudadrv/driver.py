@@ -2,7 +2,8 @@
 
 from numba_cuda.errors import CudaError, CudaSupportError, DriverError  # noqa: F401
 from numba_cuda.simulator.devices import Context, Device, current_context  # noqa: F401
-from numba_cuda.simulator.memory_managers import *  # noqa: F401,F403  (the EMM/IPC names, as in numba.cuda)
+# the EMM/IPC names, as in numba.cuda
+from numba_cuda.simulator.memory_managers import *  # noqa: F401,F403
 
 CudaAPIError = DriverError
 USE_NV_BINDING = True
