@@ -276,3 +276,35 @@ def test_cudadrv_submodules_are_attributes_before_any_import_of_them(simulator):
                           timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().splitlines()[-1] == "True"
+
+
+@pytest.mark.parametrize("simulator", [False, True], ids=["real", "simulator"])
+def test_from_a_row_package_import_its_subrows_first_thing(simulator):
+    # ``from numba.cuda.cudadrv import nvrtc`` before anything imported the submodule: the
+    # import system looks the name up on the package, then imports <package.__name__>.nvrtc,
+    # the *real* name of the package (a compat module): each package of compat code must answer
+    # the rows below its path itself.
+    pairs = sorted({(path.rpartition(".")[0], path.rpartition(".")[2]) for path in ROWS
+                    if path.rpartition(".")[0] in ROWS})
+    assert ("numba_cuda.cudadrv", "nvrtc") in pairs and ("numba_cuda.kernels", "reduction") in pairs
+    code = textwrap.dedent(f"""
+        import importlib, json, subprocess, sys
+        out = {{}}
+        for package, name in {pairs!r}:
+            old = "numba.cuda" + package[len("numba_cuda"):]
+            try:
+                value = getattr(__import__(old, fromlist=[name]), name)
+                out[old + "." + name] = value is importlib.import_module(old + "." + name)
+            except Exception as exc:
+                out[old + "." + name] = f"{{type(exc).__name__}}: {{exc}}"
+        print(json.dumps(out))
+        """)
+    env = dict(os.environ)
+    env.pop("NUMBA_ENABLE_CUDASIM", None)
+    if simulator:
+        env["NUMBA_ENABLE_CUDASIM"] = "1"
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    results = json.loads(proc.stdout.splitlines()[-1])
+    assert {key: value for key, value in results.items() if value is not True} == {}
