@@ -308,3 +308,18 @@ def test_from_a_row_package_import_its_subrows_first_thing(simulator):
     assert proc.returncode == 0, proc.stderr
     results = json.loads(proc.stdout.splitlines()[-1])
     assert {key: value for key, value in results.items() if value is not True} == {}
+
+
+def test_no_row_is_shadowed_by_a_module_of_the_package():
+    # The finder answers before the path finder: a file at a row's path would be dead code, and
+    # an old path gets a row, not a shim module (the top of numba_cuda/ holds no aliases).
+    from pathlib import Path
+
+    import numba_cuda
+
+    root = Path(numba_cuda.__file__).parent
+    for path, row in ROWS.items():
+        if None in row:
+            continue  # the module of that name is the path on the other target
+        rel = Path(*path.split(".")[1:])
+        assert not (root / rel).is_dir() and not (root / rel).with_suffix(".py").exists(), path
