@@ -14,11 +14,8 @@ releases this package is tested against (``_TESTED_NUMBA``; ``NumbaVersionError`
 import importlib as _importlib
 import sys as _sys
 
-from ._aliases import install_moved_modules as _install_moved_modules
 from ._version import __version__
 from .common.env_flags import env_flag as _env_flag  # the one rule for on/off variables
-
-_install_moved_modules()  # numba_cuda.args ... -> numba_cuda.common.args ... (old names)
 
 #: What Numba's ``numba -s`` prints as the CUDA target implementation.
 implementation = "numba-cuda"
@@ -103,10 +100,13 @@ _check_numba_version(_numba_version())
 USE_SIMULATOR = _env_flag("NUMBA_ENABLE_CUDASIM", False)
 if USE_SIMULATOR:
     implementation = "numba-cuda (simulator)"
-    # numba.cuda.cudadrv.* resolve to the simulator's modules (cheap: no imports).
-    from .simulator import install_module_replacements as _install_sim_modules
 
-    _install_sim_modules()
+# The old and peer module paths (numba.cuda.cudadrv.driver, numba.cuda.core.config ...): one
+# finder serves the compat table, with the simulator's column under NUMBA_ENABLE_CUDASIM=1.
+# Cheap: the table is data; nothing it names is imported until its path is.
+from .compat import install as _install_compat  # noqa: E402
+
+_install_compat(USE_SIMULATOR)
 
 
 def _export_table():

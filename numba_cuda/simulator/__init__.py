@@ -62,65 +62,7 @@ them at compile time.
 """
 
 import importlib as _importlib
-import importlib.abc as _abc
 import importlib.util as _util
-import sys as _sys
-
-#: ``numba_cuda.<name>`` modules that the simulator replaces when it is enabled.
-SIMULATED_MODULES = {
-    "numba_cuda.cudadrv": "numba_cuda.simulator.cudadrv",
-    "numba_cuda.cudadrv.driver": "numba_cuda.simulator.cudadrv.driver",
-    "numba_cuda.cudadrv.devicearray": "numba_cuda.simulator.cudadrv.devicearray",
-    "numba_cuda.cudadrv.devices": "numba_cuda.simulator.cudadrv.devices",
-    "numba_cuda.cudadrv.runtime": "numba_cuda.simulator.cudadrv.runtime",
-    "numba_cuda.cudadrv.libs": "numba_cuda.simulator.cudadrv.libs",
-    "numba_cuda.cudadrv.nvvm": "numba_cuda.simulator.cudadrv.nvvm",
-    "numba_cuda.cudadrv.error": "numba_cuda.simulator.cudadrv.error",
-}
-
-
-class _Loader(_abc.Loader):
-    def __init__(self, target):
-        self._target = target
-        self._own_spec = None
-
-    def create_module(self, spec):
-        module = _importlib.import_module(self._target)
-        self._own_spec = getattr(module, "__spec__", None)
-        return module
-
-    def exec_module(self, module):
-        # The import system stamped this alias spec onto the simulator's module: put its
-        # own back, so that importlib.reload() re-executes the simulator's module.
-        if self._own_spec is not None:
-            try:
-                module.__spec__ = self._own_spec
-            except AttributeError:
-                pass
-
-
-class _SimulatedModuleFinder(_abc.MetaPathFinder):
-    """Answers ``import numba_cuda.cudadrv...`` with the simulator's modules."""
-
-    def find_spec(self, fullname, path=None, target=None):
-        replacement = SIMULATED_MODULES.get(fullname)
-        if replacement is None:
-            return None
-        return _util.spec_from_loader(fullname, _Loader(replacement),
-                                      is_package=not fullname.count(".") > 1)
-
-
-def install_module_replacements():
-    """Make the GPU-only ``numba_cuda`` submodules resolve to the simulator's (idempotent).
-
-    Called by ``numba_cuda/__init__.py`` when ``NUMBA_ENABLE_CUDASIM`` is set;
-    imports nothing heavy.
-    """
-    for finder in _sys.meta_path:
-        if type(finder).__name__ == "_SimulatedModuleFinder":
-            return
-    _sys.meta_path.insert(0, _SimulatedModuleFinder())
-
 
 #: submodules the peers' simulators have, reached as attributes (``simulator.kernel.BlockThread``)
 _PEER_SUBMODULES = frozenset({"kernel"})

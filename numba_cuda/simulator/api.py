@@ -8,8 +8,6 @@ directly: ``from numba_cuda.simulator import api as cuda``.
 from ..common.args import In, InOut, Out  # noqa: F401 - the GPU target's classes too
 from ..errors import CudaError, CudaSupportError, KernelRuntimeError, LaunchConfigError  # noqa: F401
 from ..errors import GraphCaptureError, GraphUpdateError  # noqa: F401
-from .cudadrv import devicearray, devices, driver  # noqa: F401 - cuda.devicearray ... modules
-from .cudadrv.runtime import runtime  # noqa: F401 - cuda.runtime.get_version(), as in Numba
 from .devicearray import (  # noqa: F401
     DeviceNDArray,
     DeviceRecord,
@@ -165,11 +163,27 @@ def _add_vector_types():
 _add_vector_types()
 
 
+#: Numba's ``numba.cuda`` has its ``cudadrv`` modules as attributes (``cuda.devicearray``,
+#: ``cuda.driver`` ...) and ``cuda.runtime`` (``cuda.runtime.get_version()``): here those of the
+#: peers' simulator path ``numba.cuda.simulator.cudadrv``, a row of the compat table, imported by
+#: that path on first use.
+_CUDADRV_ATTRIBUTES = ("devicearray", "devices", "driver", "runtime")
+
+
 def __getattr__(name):
     """``Dim3``/``GridGroup``: the ``numba.cuda.types`` classes, as on the GPU target (looked up
-    on first use: they come from the kernel-language modules)."""
+    on first use: they come from the kernel-language modules); ``devicearray``, ``devices``,
+    ``driver``, ``runtime``: see ``_CUDADRV_ATTRIBUTES``."""
     if name in ("Dim3", "GridGroup"):
         from .. import types as _types
 
         return getattr(_types, name)
+    if name in _CUDADRV_ATTRIBUTES:
+        import importlib
+
+        value = importlib.import_module(f"numba_cuda.simulator.cudadrv.{name}")
+        if name == "runtime":
+            value = value.runtime
+        globals()[name] = value
+        return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

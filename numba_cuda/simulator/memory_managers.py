@@ -20,7 +20,7 @@ from ..common.emm_memory import MappedMemory, MemoryPointer, PinnedMemory  # noq
 from .unavailable import not_available
 
 #: The EMM and IPC names that both ``numba.cuda`` (:mod:`..api`) and
-#: ``numba.cuda.cudadrv.driver`` (:mod:`.cudadrv.driver`) export, as on the GPU
+#: ``numba.cuda.cudadrv.driver`` (:mod:`numba_cuda.compat.simulator.cudadrv.driver`) export, as on the GPU
 #: (``open_ipc_array`` is ``numba.cuda``'s only).
 __all__ = [
     "BaseCUDAMemoryManager",

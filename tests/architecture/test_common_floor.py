@@ -7,7 +7,14 @@ import pickle
 
 import pytest
 
-from numba_cuda._aliases import MOVED_MODULES
+from numba_cuda.compat.table import ROWS, SIMULATOR
+
+MOVED_MODULES = {old: new for old, (new, _) in ROWS.items() if new and new.startswith("numba_cuda.common.")}
+
+
+def test_every_common_module_has_its_old_name():
+    assert len(MOVED_MODULES) == 9
+    assert all(ROWS[old][SIMULATOR] == new for old, new in MOVED_MODULES.items())
 
 
 @pytest.mark.parametrize("old, new", sorted(MOVED_MODULES.items()))
@@ -33,3 +40,15 @@ def test_peer_path_and_old_pickles_resolve():
 def test_a_name_that_never_existed_is_still_missing():
     with pytest.raises(ModuleNotFoundError):
         importlib.import_module("numba_cuda.no_such_common_module")
+
+
+def test_the_floor_contract_forbids_every_other_room():
+    """The contract lists rooms by name: a room added later must join the list."""
+    import pathlib
+    import tomllib
+
+    root = pathlib.Path(__file__).resolve().parents[2]
+    contracts = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    (floor,) = [c for c in contracts if c.get("source_modules") == ["numba_cuda.common"]]
+    rooms = {f"numba_cuda.{p.parent.name}" for p in (root / "numba_cuda").glob("*/__init__.py")}
+    assert set(floor["forbidden_modules"]) == rooms - {"numba_cuda.common"}

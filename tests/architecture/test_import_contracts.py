@@ -18,6 +18,7 @@ CONTRACTS = {
     "compiler": "The compiler is a pure stage",
     "runtime": "The runtime knows nothing of the compiler",
     "simulator": "The simulator uses neither the compiler",
+    "compat": "Nothing in the package imports the compat yard",
     "loops": "No import loops inside any package of numba_cuda",
     "common": "The common floor imports no other room",
 }
@@ -88,7 +89,8 @@ def test_each_contract_bites(tmp_path):
     assert proc.returncode != 0, proc.stdout
     status = _status_lines(proc.stdout)
     assert status == {"layers": "BROKEN", "compiler": "BROKEN", "runtime": "KEPT",
-                      "simulator": "BROKEN", "loops": "BROKEN", "common": "KEPT"}, proc.stdout
+                      "simulator": "BROKEN", "compat": "KEPT", "loops": "BROKEN",
+                      "common": "KEPT"}, proc.stdout
     flat = " ".join(proc.stdout.split())
     assert "numba_cuda.compiler.kernel -> numba_cuda.runtime.api" in flat, proc.stdout
     assert "numba_cuda.simulator.kernelapi -> numba_cuda.dispatch.api" in flat, proc.stdout
@@ -122,4 +124,20 @@ def test_the_common_floor_contract_bites(tmp_path):
     status = _status_lines(proc.stdout)
     assert status["common"] == "BROKEN" and status["simulator"] == "KEPT", proc.stdout
     assert "numba_cuda.common.launch_dims -> numba_cuda.simulator.kernelapi" in \
+        " ".join(proc.stdout.split()), proc.stdout
+
+
+def test_the_compat_contract_bites(tmp_path):
+    # The dispatch layer reaching for a compat module directly, not through its old path.
+    copy = tmp_path / "src"
+    shutil.copytree(ROOT / "numba_cuda", copy / "numba_cuda",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    _inject(copy / "numba_cuda" / "dispatch" / "api.py",
+            "def _old_driver():\n    from numba_cuda.compat.gpu.cudadrv import driver\n\n"
+            "    return driver")
+    proc = _run(copy, tmp_path)
+    assert proc.returncode != 0, proc.stdout
+    status = _status_lines(proc.stdout)
+    assert status["compat"] == "BROKEN" and status["layers"] == "KEPT", proc.stdout
+    assert "numba_cuda.dispatch.api -> numba_cuda.compat.gpu.cudadrv" in \
         " ".join(proc.stdout.split()), proc.stdout

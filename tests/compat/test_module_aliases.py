@@ -2,6 +2,9 @@
 
 Each path is imported in a fresh interpreter on the real target and in the simulator
 (``NUMBA_ENABLE_CUDASIM=1``); a path that aliases a module must yield that very module object.
+Every row of the compat table (``numba_cuda.compat.table.ROWS``) is imported on both targets,
+under ``numba.cuda`` and under ``numba_cuda``, and must be its column's target; the examples
+below say independently of the table what some paths must be.
 """
 
 import json
@@ -11,6 +14,8 @@ import sys
 import textwrap
 
 import pytest
+
+from numba_cuda.compat.table import GPU, ROWS, SIMULATOR
 
 # alias path -> the module it must be (the same object), on both targets
 SAME_MODULE = {
@@ -129,7 +134,9 @@ _PROBE = textwrap.dedent(
     import numba, numba.core.compiler, numba.core.extending, numba.core.serialize
     from numba import cuda
     same, per_target, checks, simulator = json.loads(sys.argv[1])
+    from numba_cuda.compat.table import GPU, ROWS, SIMULATOR
     out = {}
+    column = SIMULATOR if simulator else GPU
     def record(key, fn):
         try:
             out[key] = bool(fn())
@@ -142,6 +149,15 @@ _PROBE = textwrap.dedent(
                is importlib.import_module(sim if simulator else gpu))
     for name, expr in checks.items():
         record(name, lambda: eval(expr))
+    for path, row in ROWS.items():
+        # the row's own path (the module of that name in the package where its column is None)
+        target = row[column] or path
+        old = "numba.cuda" + path[len("numba_cuda"):]
+        record("row " + path, lambda: importlib.import_module(path)
+               is importlib.import_module(target) is importlib.import_module(old))
+    ours = [type(f).__module__ + "." + type(f).__qualname__ for f in sys.meta_path
+            if type(f).__module__.split(".")[0] in ("numba_cuda", "_numba_cuda_redirector")]
+    out["finders"] = ours
     print(json.dumps(out))
     """
 )
@@ -165,9 +181,52 @@ def results():
 
 
 @pytest.mark.parametrize("target", ["gpu", "simulator"])
-@pytest.mark.parametrize("key", [*SAME_MODULE, *PER_TARGET_MODULE, *CHECKS])
+@pytest.mark.parametrize("key", [*SAME_MODULE, *PER_TARGET_MODULE, *CHECKS,
+                                 *(f"row {path}" for path in ROWS)])
 def test_alias_path(results, target, key):
     assert results[target][key] is True, results[target][key]
+
+
+@pytest.mark.parametrize("target", ["gpu", "simulator"], ids=["real", "simulator"])
+def test_one_finder_serves_every_old_path(results, target):
+    # After importing every path of the table: the redirector's finder (numba.cuda ->
+    # numba_cuda) and the compat yard's, once each.
+    assert sorted(results[target]["finders"]) == [
+        "_numba_cuda_redirector.NumbaCudaRedirector", "numba_cuda.compat.CompatFinder"]
+
+
+def test_rows_name_paths_under_the_package_and_targets_for_both_targets():
+    for path, row in ROWS.items():
+        assert path.startswith("numba_cuda."), path
+        assert len(row) == 2 and (row[GPU] or row[SIMULATOR]), path
+        for target in row:
+            # a row's target is never another row's path (one hop: the very module)
+            assert target is None or not any(
+                target == p or target.startswith(p + ".") for p in ROWS), (path, target)
+
+
+def test_the_finder_imports_nothing_until_a_path_is_imported():
+    # (not even the table: it is read at the first import of a numba_cuda submodule)
+    code = ("import sys; from numba import cuda; "
+            "print(sorted(m for m in ('numba_cuda.compat.table', 'numba_cuda.compat.gpu', "
+            "'numba_cuda.compat.simulator', 'numba_cuda.ufuncs.reduction', 'numba_cuda.lang.stubs'"
+            ") if m in sys.modules))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"
+
+
+def test_subtree_paths_follow_their_package_row():
+    from numba_cuda.compat.table import target_of
+
+    assert target_of("numba_cuda.core.typing.templates", GPU) == "numba.core.typing.templates"
+    assert target_of("numba_cuda.cudadrv.nvrtc", SIMULATOR) == "numba_cuda.linking.nvrtc"
+    assert target_of("numba_cuda.cudadrv.driver", SIMULATOR) == \
+        "numba_cuda.compat.simulator.cudadrv.driver"
+    assert target_of("numba_cuda.libdevice", GPU) is None
+    assert target_of("numba_cuda.launchconfig", GPU) is None
+    assert target_of("numba_cuda", GPU) is None
 
 
 def test_a_missing_submodule_of_an_aliased_package_is_an_ordinary_import_error():
@@ -196,3 +255,71 @@ def test_the_type_names_are_numba_types_all_but_the_numpy_dependent_ones():
     assert set(NUMBA_TYPE_NAMES) <= set(numba.core.types.__all__)
     assert set(numba.core.types.__all__) - set(NUMBA_TYPE_NAMES) <= {"bool", "float_"}
 
+
+
+@pytest.mark.parametrize("simulator", [False, True], ids=["real", "simulator"])
+def test_cudadrv_submodules_are_attributes_before_any_import_of_them(simulator):
+    # a fresh process: the attribute is the first use of each submodule
+    names = ["driver", "devicearray", "devices", "runtime", "libs", "nvvm", "error", "enums",
+             "drvapi", "nvrtc", "linkable_code"]
+    code = textwrap.dedent(f"""
+        import importlib
+        from numba import cuda
+        first = {{n: getattr(cuda.cudadrv, n) for n in {names!r}}}
+        print(all(first[n] is importlib.import_module("numba.cuda.cudadrv." + n) for n in first))
+        """)
+    env = dict(os.environ)
+    env.pop("NUMBA_ENABLE_CUDASIM", None)
+    if simulator:
+        env["NUMBA_ENABLE_CUDASIM"] = "1"
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().splitlines()[-1] == "True"
+
+
+@pytest.mark.parametrize("simulator", [False, True], ids=["real", "simulator"])
+def test_from_a_row_package_import_its_subrows_first_thing(simulator):
+    # ``from numba.cuda.cudadrv import nvrtc`` before anything imported the submodule: the
+    # import system looks the name up on the package, then imports <package.__name__>.nvrtc,
+    # the *real* name of the package (a compat module): each package of compat code must answer
+    # the rows below its path itself.
+    pairs = sorted({(path.rpartition(".")[0], path.rpartition(".")[2]) for path in ROWS
+                    if path.rpartition(".")[0] in ROWS})
+    assert ("numba_cuda.cudadrv", "nvrtc") in pairs and ("numba_cuda.kernels", "reduction") in pairs
+    code = textwrap.dedent(f"""
+        import importlib, json, subprocess, sys
+        out = {{}}
+        for package, name in {pairs!r}:
+            old = "numba.cuda" + package[len("numba_cuda"):]
+            try:
+                value = getattr(__import__(old, fromlist=[name]), name)
+                out[old + "." + name] = value is importlib.import_module(old + "." + name)
+            except Exception as exc:
+                out[old + "." + name] = f"{{type(exc).__name__}}: {{exc}}"
+        print(json.dumps(out))
+        """)
+    env = dict(os.environ)
+    env.pop("NUMBA_ENABLE_CUDASIM", None)
+    if simulator:
+        env["NUMBA_ENABLE_CUDASIM"] = "1"
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    results = json.loads(proc.stdout.splitlines()[-1])
+    assert {key: value for key, value in results.items() if value is not True} == {}
+
+
+def test_no_row_is_shadowed_by_a_module_of_the_package():
+    # The finder answers before the path finder: a file at a row's path would be dead code, and
+    # an old path gets a row, not a shim module (the top of numba_cuda/ holds no aliases).
+    from pathlib import Path
+
+    import numba_cuda
+
+    root = Path(numba_cuda.__file__).parent
+    for path, row in ROWS.items():
+        if None in row:
+            continue  # the module of that name is the path on the other target
+        rel = Path(*path.split(".")[1:])
+        assert not (root / rel).is_dir() and not (root / rel).with_suffix(".py").exists(), path

@@ -138,7 +138,7 @@ def test_reloading_a_replaced_module_keeps_the_simulators_module():
         import importlib, json, sys
         import numba.cuda
         import numba.cuda.cudadrv.devicearray as d
-        sim = sys.modules["numba_cuda.simulator.cudadrv.devicearray"]
+        sim = sys.modules["numba_cuda.compat.simulator.cudadrv.devicearray"]
         again = importlib.reload(d)
         print(json.dumps([d is sim, again is sim, sim.__spec__.name,
                           sys.modules["numba.cuda.cudadrv.devicearray"] is sim]))
@@ -147,4 +147,4 @@ def test_reloading_a_replaced_module_keeps_the_simulators_module():
                           env=dict(os.environ, NUMBA_ENABLE_CUDASIM="1"), timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout.strip().splitlines()[-1]) == [
-        True, True, "numba_cuda.simulator.cudadrv.devicearray", True]
+        True, True, "numba_cuda.compat.simulator.cudadrv.devicearray", True]

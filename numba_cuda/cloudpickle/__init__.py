@@ -1,5 +1,0 @@
-"""``numba.cuda.cloudpickle``: Numba's vendored cloudpickle (NVIDIA's numba-cuda ships a copy of it here); the very same modules."""
-
-from numba_cuda._aliases import alias_package
-
-alias_package(__name__, "numba.cloudpickle")

@@ -1,0 +1,101 @@
+"""The compat yard's one table: every old or peer module path, and the module it is.
+
+Each row maps a path under ``numba_cuda`` (``numba.cuda.X`` is ``numba_cuda.X`` through the
+redirector) to ``(GPU target module, simulator module)``: the module that the path *is* on the
+real target and under ``NUMBA_ENABLE_CUDASIM=1``.  :class:`numba_cuda.compat.CompatFinder`
+serves the table: importing a row's path yields the very module object of its target (never a
+copy).
+
+* A row covers its path and everything below it: ``numba_cuda.core`` -> ``numba.core`` also
+  makes ``numba_cuda.core.config`` be ``numba.core.config``.  The longest matching row wins
+  (``numba_cuda.cudadrv.nvrtc`` is its own row inside the ``numba_cuda.cudadrv`` one).
+* ``None`` in a column: no row on that target; the path is the module of that name in the
+  package (``numba_cuda.libdevice`` on the GPU target is ``numba_cuda/libdevice.py``).
+* A target under ``numba_cuda.compat.gpu`` or ``numba_cuda.compat.simulator`` is a module of
+  compat code (names arranged as the old module had them); every other target is the real
+  module, in its real room.
+
+Where the rows come from: Numba's built-in ``numba.cuda`` (``cudadrv``, ``stubs``,
+``kernels`` ...), NVIDIA's numba-cuda (its copies of Numba's modules, ``numba.cuda.core`` ...,
+``descriptor``, ``flags``, ``vector_types`` ...) and this package's own earlier layout (the
+modules that moved into ``compat``: pickles and caches naming them still load).
+Tests (``tests/compat/test_module_aliases.py``) import every row on both targets.
+"""
+
+#: Column indices of a row.
+GPU, SIMULATOR = 0, 1
+
+
+def _both(target):
+    return (target, target)
+
+
+_GPU_SIDE = "numba_cuda.compat.gpu"
+_SIM_SIDE = "numba_cuda.compat.simulator"
+
+ROWS = {
+    # ---- Numba's own modules, which NVIDIA's numba-cuda ships copies of under numba.cuda ----
+    "numba_cuda.core": _both("numba.core"),
+    "numba_cuda.typing": _both("numba.core.typing"),
+    "numba_cuda.datamodel": _both("numba.core.datamodel"),
+    "numba_cuda.typeconv": _both("numba.core.typeconv"),
+    "numba_cuda.np": _both("numba.np"),
+    "numba_cuda.misc": _both("numba.misc"),
+    "numba_cuda.cloudpickle": _both("numba.cloudpickle"),
+    "numba_cuda.cgutils": _both("numba.core.cgutils"),
+    "numba_cuda.config": _both("numba.core.config"),
+    "numba_cuda.serialize": _both("numba.core.serialize"),
+    "numba_cuda.utils": _both("numba.core.utils"),
+    # ---- modules of this package under the names Numba or NVIDIA gave them ----
+    "numba_cuda.stubs": _both("numba_cuda.lang.stubs"),
+    "numba_cuda.descriptor": _both("numba_cuda.compiler.target"),
+    "numba_cuda.flags": _both("numba_cuda.compiler.target"),  # Flags and CUDAFlags
+    "numba_cuda.target": _both(f"{_GPU_SIDE}.target"),
+    "numba_cuda.cudadecl": _both(f"{_GPU_SIDE}.cudadecl"),
+    "numba_cuda.cudaimpl": _both(f"{_GPU_SIDE}.cudaimpl"),
+    "numba_cuda.itanium_mangler": _both(f"{_GPU_SIDE}.itanium_mangler"),
+    "numba_cuda.libdevicefuncs": _both(f"{_GPU_SIDE}.libdevicefuncs"),
+    "numba_cuda.vectorizers": _both(f"{_GPU_SIDE}.vectorizers"),
+    "numba_cuda.driver_ctypes": _both(f"{_GPU_SIDE}.driver_ctypes"),
+    "numba_cuda.driver_enums": _both(f"{_GPU_SIDE}.driver_enums"),
+    "numba_cuda.kernels": _both(f"{_GPU_SIDE}.kernels"),
+    # ---- per target: the module of the target in use ----
+    "numba_cuda.api": ("numba_cuda.runtime.api", "numba_cuda.simulator.api"),
+    "numba_cuda.decorators": ("numba_cuda.dispatch.api", "numba_cuda.simulator.api"),
+    "numba_cuda.dispatcher": ("numba_cuda.dispatch.dispatcher", f"{_SIM_SIDE}.dispatcher"),
+    "numba_cuda.vector_types": (f"{_GPU_SIDE}.vector_types", "numba_cuda.simulator.vector_types"),
+    "numba_cuda.libdevice": (None, "numba_cuda.simulator.libdevice"),
+    "numba_cuda.kernels.reduction": ("numba_cuda.ufuncs.reduction",
+                                     "numba_cuda.simulator.reduction"),
+    # ---- this package's modules that moved to the shared floor, numba_cuda/common/ ----
+    **{f"numba_cuda.{name}": _both(f"numba_cuda.common.{name}") for name in (
+        "args", "array_layout", "cuda_array_interface", "emm", "emm_memory", "error_record",
+        "launch_dims", "pickling", "unsupported")},
+    # ---- Numba's cudadrv package, on each target ----
+    "numba_cuda.cudadrv": (f"{_GPU_SIDE}.cudadrv", f"{_SIM_SIDE}.cudadrv"),
+    "numba_cuda.cudadrv.drvapi": _both(f"{_GPU_SIDE}.driver_ctypes"),
+    "numba_cuda.cudadrv.enums": _both(f"{_GPU_SIDE}.driver_enums"),
+    "numba_cuda.cudadrv.nvrtc": _both("numba_cuda.linking.nvrtc"),
+    "numba_cuda.cudadrv.linkable_code": _both("numba_cuda.linking.linkable"),
+    # ---- the simulator's cudadrv package of Numba's and NVIDIA's simulators ----
+    "numba_cuda.simulator.cudadrv": _both(f"{_SIM_SIDE}.cudadrv"),
+    "numba_cuda.simulator.cudadrv.drvapi": _both(f"{_GPU_SIDE}.driver_ctypes"),
+    "numba_cuda.simulator.cudadrv.enums": _both(f"{_GPU_SIDE}.driver_enums"),
+    "numba_cuda.simulator.cudadrv.nvrtc": _both("numba_cuda.linking.nvrtc"),
+    "numba_cuda.simulator.cudadrv.linkable_code": _both("numba_cuda.linking.linkable"),
+}
+
+
+def target_of(fullname, column):
+    """The module name ``fullname`` is on ``column`` (:data:`GPU` or :data:`SIMULATOR`), or None
+    when no row covers it there."""
+    prefix = fullname
+    while True:
+        row = ROWS.get(prefix)
+        if row is not None:
+            target = row[column]
+            return None if target is None else target + fullname[len(prefix):]
+        cut = prefix.rfind(".")
+        if cut < 0:
+            return None
+        prefix = prefix[:cut]

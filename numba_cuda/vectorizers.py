@@ -1,9 +1,0 @@
-"""``numba.cuda.vectorizers``: where Numba's ``vectorize``/``guvectorize`` find the CUDA target.
-
-``numba.np.ufunc`` imports ``CUDAVectorize`` and ``CUDAGUFuncVectorize`` from this module the
-first time ``target="cuda"`` is used.  They live in :mod:`numba_cuda.ufuncs`; they run on the
-GPU, or in the simulator under ``NUMBA_ENABLE_CUDASIM=1``.
-"""
-
-from .ufuncs.gufunc import CUDAGUFunc, CUDAGUFuncVectorize  # noqa: F401
-from .ufuncs.vectorize import CUDAUFunc, CUDAVectorize  # noqa: F401
