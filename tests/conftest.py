@@ -45,7 +45,9 @@ def gpu_unavailable_reason():
 def pytest_collection_modifyitems(config, items):
     reason = None
     for item in items:
-        if "gpu" in item.keywords:
+        # The marker itself: ``"gpu" in item.keywords`` also matched a parameter whose id is
+        # "gpu" (``parametrize("target", ["gpu", "simulator"])``) and skipped that case too.
+        if item.get_closest_marker("gpu") is not None:
             if reason is None:
                 reason = gpu_unavailable_reason() or ""
             if reason:
