@@ -18,6 +18,9 @@ receives is a ``KernelImage``; its attributes are the launch interface:
                        ``device_errors.RECORD_BYTES`` bytes), or None when the kernel does not
                        report exceptions (compiled without ``debug``/``boundscheck``)
 * ``exceptions``    -- the ``device_errors.ExceptionTable`` that decodes that record (or None)
+* ``nrt_global``    -- name of the kernel's pointer to the device NRT's statistics counters (a
+                       ``.global`` ``u64`` the runtime sets when it loads the kernel), or None when
+                       the kernel does not use the NRT (see ``compiler.nrt``)
 * ``lto``           -- bool: the kernel is LTO-IR (``ltoir``, bytes; ``ptx`` is None) to be
                        linked with its ``link_files`` by nvJitLink with link-time optimisation
 * ``kernel``        -- the ``CompiledKernel`` it came from
@@ -45,6 +48,7 @@ class KernelImage:
     lto = property(lambda self: self.ltoir is not None)
     error_global = property(lambda self: getattr(self.kernel, "error_global", None))
     exceptions = property(lambda self: getattr(self.kernel, "exceptions", None))
+    nrt_global = property(lambda self: getattr(self.kernel, "nrt_global", None))
 
     def __repr__(self):
         return f"<KernelImage {self.entry_name} for cc {self.cc[0]}.{self.cc[1]}>"
@@ -89,6 +93,12 @@ class CompiledKernel:
         targetctx.make_kernel(library, fndesc, self.entry_name, options.max_registers,
                               debug_location, report_errors=report,
                               launch_bounds=options.launch_bounds)
+        from . import nrt
+
+        self.nrt_global = None
+        if nrt.uses_nrt(library):
+            self.nrt_global = nrt.MEMSYS_GLOBAL
+            library.exported_names.add(nrt.MEMSYS_GLOBAL)
         library.finalize()
         self.library = library
         self.error_global = self.exceptions = None

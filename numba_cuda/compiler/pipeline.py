@@ -14,12 +14,13 @@ from numba.core.compiler_lock import global_compiler_lock
 from numba.core.compiler_machinery import LoweringPass, register_pass
 from numba.core.target_extension import target_override
 from numba.core.typed_passes import (
-    AnnotateTypes, IRLegalization, NopythonRewrites, PreLowerStripPhis,
+    AnnotateTypes, IRLegalization, NopythonRewrites, NopythonTypeInference, PreLowerStripPhis,
 )
 from numba.core.untyped_passes import InlineClosureLikes
 
 from . import collection_pause, source_files
 from .containers import RejectAllocatingContainers
+from .nrt import CUDATypeInference
 from .strings import RejectStringBuilding
 from ..launch_dims import normalize_launch_bounds
 from .try_blocks import RejectTryBlocks
@@ -234,7 +235,9 @@ class CUDABackend(LoweringPass):
 #: work a later pass repeats (pass_manager).
 _WHEN_NEEDED = {InlineClosureLikes: InlineClosureLikesWhenNeeded,
                 NopythonRewrites: NopythonRewritesWhenNeeded,
-                PreLowerStripPhis: StripPhisBeforeLegalization}
+                PreLowerStripPhis: StripPhisBeforeLegalization,
+                # not a "when needed" pass: the same, naming the NRT setting in one refusal
+                NopythonTypeInference: CUDATypeInference}
 
 
 def _when_needed(passes):
@@ -259,7 +262,8 @@ class CUDACompiler(CompilerBase):
         return [pm]
 
 
-def make_flags(options):
+def make_flags(options, nrt=False):
+    """Numba's flags for ``options``; ``nrt``: compile with the device NRT (``compiler.nrt``)."""
     flags = CUDAFlags()
     user = {"fastmath": set(options.fastmath), "debug": options.debug or options.lineinfo,
             "boundscheck": options.boundscheck}
@@ -270,6 +274,7 @@ def make_flags(options):
         # line tables only: debug locations without variable/type descriptions
         flags.dbg_directives_only = True
         flags.error_model = "numpy"
+    flags.nrt = bool(nrt)
     return flags
 
 
@@ -300,11 +305,14 @@ def compile_cuda(pyfunc, return_type, args, options, locals=None):
     The dispatch layer must have registered the target with Numba (``numba_cuda.dispatch``):
     device functions the code calls (``@overload(target="cuda")``, ``@njit`` helpers) are
     compiled through the ``jit`` it registered."""
+    from ..unsupported import nrt_enabled
+
     registered_jit()  # a clear error now rather than an obscure one from inside Numba
     with collection_pause.paused():
         typingctx = cuda_target.typing_context
         targetctx = cuda_target.target_context
-        flags = make_flags(options)
+        # NUMBA_CUDA_ENABLE_NRT / config.CUDA_ENABLE_NRT, as it is when this function compiles
+        flags = make_flags(options, nrt=nrt_enabled())
         try:
             with target_override(TARGET_NAME), source_files.tolerating_a_missing_cwd():
                 cres = compile_extra(
