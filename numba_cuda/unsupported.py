@@ -68,11 +68,12 @@ def nrt_stats_enabled():
     return bool(config.CUDA_NRT_STATS)
 
 
-def no_nrt_message(what="creating an array"):
+def no_nrt_message(what="creating or returning an array"):
     """The refusal of an allocation in CUDA code while the device NRT is off, on both targets."""
     return (f"{what} in a CUDA kernel or device function needs the device memory runtime "
-            "(NRT), which is off: np.empty, np.zeros, np.ones, np.arange, arr.copy() ... and "
-            "device functions returning a new array allocate device memory. Turn it on with "
+            "(NRT), which is off: np.empty, np.zeros, np.ones, np.arange, arr.copy() ... "
+            "allocate device memory, and a device function returning an array other than its "
+            "argument (a new array, a slice) needs its reference counting. Turn it on with "
             "NUMBA_CUDA_ENABLE_NRT=1 in the environment (or numba.core.config.CUDA_ENABLE_NRT = "
             "True before the code is compiled), or write into arrays passed in, cuda.local.array "
             "or cuda.shared.array instead")

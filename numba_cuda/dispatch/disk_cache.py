@@ -140,6 +140,7 @@ def kernel_payload(kernel, image):
         "ltoir": image.ltoir,  # lto=True kernels: LTO-IR instead of PTX
         "error_global": getattr(kernel, "error_global", None),  # debug: exception report
         "exceptions": getattr(kernel, "exceptions", None),
+        "nrt_global": getattr(kernel, "nrt_global", None),  # device NRT statistics pointer
         "llvm": kernel.library.get_llvm_str(),
     }
 
@@ -231,6 +232,7 @@ class CachedKernel(CooperativeGridQuery):
         self.cooperative = payload["cooperative"]
         self.error_global = payload["error_global"]
         self.exceptions = payload["exceptions"]
+        self.nrt_global = payload.get("nrt_global")
         self.library = _CachedLibrary(self)
 
     link_files = property(lambda self: list(self._payload["link_files"]))

@@ -245,6 +245,12 @@ class LoadedKernel:
 
                 self.error_record = ErrorRecord(module, error_global)
                 self.exceptions = compiled.exceptions
+            nrt_global = getattr(compiled, "nrt_global", None)
+            if nrt_global:  # the device NRT's statistics counters (runtime.nrt_memsys)
+                from numba_cuda.runtime.nrt_memsys import attach
+                from numba_cuda.unsupported import nrt_stats_enabled
+
+                attach(module, context, nrt_global, nrt_stats_enabled())
         attr = drv.CUfunction_attribute
         self.attributes = {
             "regs": self._attr(attr.CU_FUNC_ATTRIBUTE_NUM_REGS),
