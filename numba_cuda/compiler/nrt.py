@@ -395,9 +395,9 @@ def nrt_library():
     library whose code calls the NRT."""
     global _LIBRARY
     if _LIBRARY is None:
-        from .target import cuda_target
+        from .codelibrary import CUDACodegen
 
-        library = cuda_target.target_context.codegen().create_library("numba_cuda_nrt")
+        library = CUDACodegen("numba_cuda.nrt").create_library("numba_cuda_nrt")
         library.add_ir_text("nrt", nrt_ir())
         library.is_nrt = True
         library.finalize()
