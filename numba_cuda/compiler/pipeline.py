@@ -312,7 +312,8 @@ def compile_cuda(pyfunc, return_type, args, options, locals=None):
         typingctx = cuda_target.typing_context
         targetctx = cuda_target.target_context
         # NUMBA_CUDA_ENABLE_NRT / config.CUDA_ENABLE_NRT, as it is when this function compiles
-        flags = make_flags(options, nrt=nrt_enabled())
+        nrt = nrt_enabled()
+        flags = make_flags(options, nrt=nrt)
         try:
             with target_override(TARGET_NAME), source_files.tolerating_a_missing_cwd():
                 cres = compile_extra(
@@ -324,5 +325,7 @@ def compile_cuda(pyfunc, return_type, args, options, locals=None):
             _locate(exc, pyfunc)
             raise
         cres.library.nvvm_options = options.nvvm_options()
+        # code compiled without the NRT takes no references: unsafe to call from NRT code
+        cres.library.compiled_with_nrt = nrt
         cres.library.finalize()
     return cres

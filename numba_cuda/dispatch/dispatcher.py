@@ -227,6 +227,16 @@ class _BindingLaunch:
         return self.loaded.launch(griddim, blockdim, stream, sharedmem, self.binder(args, {}))
 
 
+def _compiled_without_nrt(cres):
+    """A device function compiled while the device NRT was off, asked for while it is on: it
+    takes no references to the arrays it returns, so NRT callers would free them too early;
+    it is compiled again (the NRT version is also right for callers without the NRT)."""
+    from ..unsupported import nrt_enabled
+
+    library = getattr(cres, "library", None)
+    return getattr(library, "compiled_with_nrt", True) is False and nrt_enabled()
+
+
 class CUDADispatcher(Dispatcher):
     """Dispatcher of ``@cuda.jit`` functions (kernels and, with ``device=True``, device functions)."""
 
@@ -330,7 +340,7 @@ class CUDADispatcher(Dispatcher):
         ``CompiledKernel`` (kernels) or the ``CompileResult`` (device functions)."""
         args, return_type = sigutils.normalize_signature(sig)
         existing = self.overloads.get(tuple(args))
-        if existing is not None:
+        if existing is not None and not (self.device and _compiled_without_nrt(existing)):
             return existing
         if not self._can_compile:
             raise CompilationDisabledError(

@@ -226,3 +226,35 @@ def test_gpu_allocation_counters_balance(cuda, nrt_on):
         rtsys.memsys_disable_stats()
     with pytest.raises(RuntimeError, match="NRT stats are disabled."):
         rtsys.get_allocation_stats()
+
+
+def test_a_device_function_compiled_without_nrt_is_compiled_again_for_nrt_callers(cuda,
+                                                                                  monkeypatch):
+    """Compiled without the NRT, ``same`` takes no reference to the array it returns; an NRT
+    caller would then drop one reference too many and free its array while still using it."""
+
+    @cuda.jit(device=True)
+    def same(x):
+        return x
+
+    def plain(a):
+        same(a)[0] = 1
+
+    def allocating(out):
+        x = np.zeros(3)
+        out[0] = same(x)[1]
+
+    monkeypatch.setattr(config, "CUDA_ENABLE_NRT", False, raising=False)
+    cuda.compile_ptx(plain, "void(float64[::1])")  # same(array(float64, 1d, C))
+    (before,) = same.overloads.values()
+    assert before.library.compiled_with_nrt is False
+    monkeypatch.setattr(config, "CUDA_ENABLE_NRT", True)
+    ptx, _ = cuda.compile_ptx(allocating, "void(float64[:])", cc=(8, 0))
+    (after,) = same.overloads.values()
+    assert after is not before and after.library.compiled_with_nrt is True
+    assert 'call void @"NRT_incref"' in after.library.get_llvm_str()
+    assert "NRT_incref" not in before.library.get_llvm_str()
+    assemble(ptx, (8, 0))
+    monkeypatch.setattr(config, "CUDA_ENABLE_NRT", False)
+    cuda.compile_ptx(plain, "void(float64[::1])")  # the NRT version serves callers without it
+    assert next(iter(same.overloads.values())) is after
