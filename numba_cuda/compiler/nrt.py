@@ -21,16 +21,15 @@ counted.
 
 Without NRT, Numba's typing refuses a function returning an array it did not get as an argument
 ("Only accept returning of array passed into the function as argument"), which is how every
-NumPy allocation in CUDA code fails; ``CUDATypeInference`` replaces that message with one naming
-the setting (``numba_cuda.unsupported.no_nrt_message``).
+NumPy allocation in CUDA code fails; the pipeline replaces that message with one naming
+the setting (``numba_cuda.unsupported.no_nrt_message``) when the compile fails
+(``name_the_nrt_setting``).
 """
 
 from numba.core import errors, types
-from numba.core.compiler_machinery import register_pass
 from numba.core.extending import overload_classmethod
 from numba.core.imputils import Registry as LoweringRegistry
 from numba.core.runtime.context import NRTContext
-from numba.core.typed_passes import NopythonTypeInference
 from numba.core.typing.templates import Registry as TypingRegistry
 
 from ..unsupported import no_nrt_message
@@ -441,18 +440,9 @@ def _array_allocate(cls, allocsize, align):
     return impl
 
 
-@register_pass(mutates_CFG=True, analysis_only=False)
-class CUDATypeInference(NopythonTypeInference):
-    """Numba's type inference; its refusal of a new array as a return value without NRT names
-    the setting that allows it."""
-
-    _name = "cuda_nopython_type_inference"
-
-    def run_pass(self, state):
-        try:
-            return super().run_pass(state)
-        except errors.NumbaTypeError as exc:
-            if _NUMBA_NO_NRT_RETURN in str(exc) and not state.targetctx.enable_nrt:
-                raise errors.NumbaTypeError(no_nrt_message(), loc=getattr(exc, "loc", None)) \
-                    from None
-            raise
+def name_the_nrt_setting(exc):
+    """Numba's refusal of a returned array without the NRT, in ``exc`` (a NumbaError of a
+    compile without the NRT), replaced by the message naming the setting that allows it."""
+    text = str(exc)
+    if _NUMBA_NO_NRT_RETURN in text:
+        exc.patch_message(text.replace(_NUMBA_NO_NRT_RETURN, no_nrt_message()))

@@ -14,13 +14,13 @@ from numba.core.compiler_lock import global_compiler_lock
 from numba.core.compiler_machinery import LoweringPass, register_pass
 from numba.core.target_extension import target_override
 from numba.core.typed_passes import (
-    AnnotateTypes, IRLegalization, NopythonRewrites, NopythonTypeInference, PreLowerStripPhis,
+    AnnotateTypes, IRLegalization, NopythonRewrites, PreLowerStripPhis,
 )
 from numba.core.untyped_passes import InlineClosureLikes
 
 from . import collection_pause, source_files
 from .containers import RejectAllocatingContainers
-from .nrt import CUDATypeInference
+from .nrt import name_the_nrt_setting
 from .strings import RejectStringBuilding
 from ..launch_dims import normalize_launch_bounds
 from .try_blocks import RejectTryBlocks
@@ -235,9 +235,7 @@ class CUDABackend(LoweringPass):
 #: work a later pass repeats (pass_manager).
 _WHEN_NEEDED = {InlineClosureLikes: InlineClosureLikesWhenNeeded,
                 NopythonRewrites: NopythonRewritesWhenNeeded,
-                PreLowerStripPhis: StripPhisBeforeLegalization,
-                # not a "when needed" pass: the same, naming the NRT setting in one refusal
-                NopythonTypeInference: CUDATypeInference}
+                PreLowerStripPhis: StripPhisBeforeLegalization}
 
 
 def _when_needed(passes):
@@ -322,6 +320,8 @@ def compile_cuda(pyfunc, return_type, args, options, locals=None):
                     pipeline_class=CUDACompiler,
                 )
         except errors.NumbaError as exc:
+            if not nrt:
+                name_the_nrt_setting(exc)
             _locate(exc, pyfunc)
             raise
         cres.library.nvvm_options = options.nvvm_options()
