@@ -95,6 +95,10 @@ class CompiledKernel:
                               launch_bounds=options.launch_bounds)
         from . import nrt
 
+        if any(getattr(item, "nrt", False) for item in library.all_link_files()):
+            # linked code calling the NRT (``nrt=True``): it is linked, its functions visible
+            library.add_linking_library(nrt.nrt_library())
+            library.exported_names.update(nrt.NRT_FUNCTIONS)
         self.nrt_global = None
         if nrt.uses_nrt(library):
             self.nrt_global = nrt.MEMSYS_GLOBAL
