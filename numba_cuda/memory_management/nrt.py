@@ -27,11 +27,11 @@ _DISABLED = "NRT stats are disabled."
 
 
 def get_include():
-    """NVIDIA's package ships C++ headers of its NRT for external CUDA C++ code; this one's NRT
-    is NVVM IR and has none."""
-    raise NotImplementedError(
-        "numba.cuda.memory_management.get_include(): numba-cuda's device NRT is NVVM IR "
-        "generated with the kernels; there are no NRT C++ headers for external CUDA C++ code")
+    """The folder of ``nrt.cuh``, the declarations of the device NRT's functions for CUDA C/C++
+    linked with ``nrt=True`` (``#include <nrt.cuh>`` with this folder on the include path)."""
+    import os
+
+    return os.path.dirname(os.path.abspath(__file__))
 
 
 class DeviceRuntime:

@@ -12,8 +12,7 @@ from numba_cuda.linking import PTXSource, cubin_arch
 from numba_cuda.linking.nvrtc import compile as nvrtc_compile
 
 ROUNDTRIP_CU = r'''
-extern "C" __device__ void* NRT_Allocate(size_t size);
-extern "C" __device__ void NRT_Free(void* ptr);
+#include <nrt.cuh>
 extern "C" __device__ int nrt_roundtrip(int* result, int n)
 {
     void* p = NRT_Allocate(n);
@@ -32,7 +31,10 @@ def _runtime_link(ptx, cc, link_files):
 
 @pytest.mark.parametrize("nrt", [True, False])
 def test_linked_code_calling_the_nrt(cc, nrt):
-    ptx, log = nvrtc_compile(ROUNDTRIP_CU, "roundtrip.cu", cc)
+    from numba.cuda.memory_management.nrt import get_include
+
+    source = ROUNDTRIP_CU.replace("<nrt.cuh>", f"<{get_include()}/nrt.cuh>")  # as NVIDIA's tests
+    ptx, log = nvrtc_compile(source, "roundtrip.cu", cc)
     assert log == "" and b"NRT_Allocate" in ptx.code
     helper = PTXSource(ptx.code, nrt=nrt)
     roundtrip = cuda.declare_device("nrt_roundtrip", int32(int32), link=[helper])
