@@ -258,3 +258,25 @@ def test_a_device_function_compiled_without_nrt_is_compiled_again_for_nrt_caller
     monkeypatch.setattr(config, "CUDA_ENABLE_NRT", False)
     cuda.compile_ptx(plain, "void(float64[::1])")  # the NRT version serves callers without it
     assert next(iter(same.overloads.values())) is after
+
+
+def test_eager_device_functions_compiled_without_nrt(cuda, monkeypatch):
+    """Compiled from their signatures while the NRT was off: one returning a number serves NRT
+    code as it is; one returning an array cannot, and says why."""
+    monkeypatch.setattr(config, "CUDA_ENABLE_NRT", False, raising=False)
+    twice = cuda.jit("float64(float64)", device=True)(lambda v: 2 * v)
+    same = cuda.jit("float64[::1](float64[::1])", device=True)(lambda x: x)
+    monkeypatch.setattr(config, "CUDA_ENABLE_NRT", True)
+
+    def uses_twice(out):
+        out[0] = twice(np.ones(1)[0])
+
+    def uses_same(out):
+        out[0] = same(np.ones(2))[0]
+
+    assemble(cuda.compile_ptx(uses_twice, "void(float64[:])", cc=(8, 0))[0], (8, 0))
+    from numba_cuda.errors import CompilationDisabledError
+
+    with pytest.raises(CompilationDisabledError, match="NUMBA_CUDA_ENABLE_NRT") as info:
+        cuda.compile_ptx(uses_same, "void(float64[:])", cc=(8, 0))
+    assert "compiled from its signature while the device NRT was off" in str(info.value)
