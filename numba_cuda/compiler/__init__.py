@@ -14,6 +14,7 @@ Modules, each named for what it holds:
 * ``libdevice``       -- hook for the kernel language: emit calls to ``__nv_*`` libdevice functions
 * ``pipeline``        -- compiler pipeline, ``compile_cuda``, ``CUDACompileResult``
 * ``kernel``          -- ``CompiledKernel`` (one per signature) and ``KernelImage`` (one per cc)
+* ``nrt``             -- the device NRT (``NUMBA_CUDA_ENABLE_NRT``): its NVVM IR, lowering interface
 * ``api``             -- ``compile``, ``compile_ptx``, ``compile_to_library``, ``declare_device``
 
 A pure stage: a Python function, a signature and options in; a ``CompiledKernel`` /
