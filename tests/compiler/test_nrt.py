@@ -193,6 +193,21 @@ def test_nrt_module_alone_is_accepted_by_libnvvm_at_every_cc():
         assemble(ptx, cc)
 
 
+def test_ufuncs_on_arrays_allocate_their_result_with_nrt(cuda, monkeypatch):
+    def k(a, out):
+        b = np.sin(a)
+        out[0] = np.add(a, b)[1]
+
+    monkeypatch.setattr(config, "CUDA_ENABLE_NRT", False, raising=False)
+    with pytest.raises(errors.TypingError, match=r"needs the device NRT \(NUMBA_CUDA_ENABLE_NRT=1\)"):
+        cuda.compile_ptx(k, "void(float64[:], float64[:])")
+    monkeypatch.setattr(config, "CUDA_ENABLE_NRT", True)
+    for cc in ((7, 5), (9, 0), (12, 0)):
+        ptx, _ = cuda.compile_ptx(k, "void(float64[:], float64[:])", cc=cc)
+        assert called(ptx, "NRT_MemInfo_alloc_aligned") == 2
+        assemble(ptx, cc)
+
+
 # ---- on a GPU ---------------------------------------------------------------------------------
 
 @pytest.mark.gpu
