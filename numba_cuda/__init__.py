@@ -181,3 +181,10 @@ def _alias_as_numba_cuda():
 
 
 _alias_as_numba_cuda()
+
+if "numba.core.config" in _sys.modules:  # ``import numba.cuda``: Numba is loaded already
+    # numba.core.config.CUDA_ENABLE_NRT / CUDA_NRT_STATS exist from the start, as with NVIDIA's
+    # package (code reads and sets them before compiling anything).
+    from .common.unsupported import install_nrt_settings as _install_nrt_settings
+
+    _install_nrt_settings(_sys.modules["numba.core.config"])

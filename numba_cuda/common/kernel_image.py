@@ -24,6 +24,9 @@ Fields:
                        reports no exceptions
 * ``exceptions``    -- the table that decodes that record (the compiler's ``ExceptionTable``),
                        or None
+* ``nrt_global``    -- name of the kernel's pointer to the device NRT's statistics counters (a
+                       ``.global`` ``u64`` the runtime sets when it loads the kernel), or None when
+                       the kernel does not use the NRT
 """
 
 from dataclasses import dataclass
@@ -45,6 +48,7 @@ class KernelImage:
     max_registers: int = None
     error_global: str = None
     exceptions: object = None
+    nrt_global: str = None
 
     def __post_init__(self):
         if (self.ptx is None) == (self.ltoir is None):

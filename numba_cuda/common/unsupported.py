@@ -10,6 +10,9 @@ and the simulator, which must give the same answers; it imports neither.
   exception handling.
 * A kernel returns nothing (:func:`check_void_return`): its results go into array
   arguments.
+* Creating arrays in CUDA code (``np.empty``, ``np.zeros`` ..., a device function
+  returning a new array) needs the device NRT, which is off unless
+  ``NUMBA_CUDA_ENABLE_NRT=1`` (:func:`nrt_enabled`, :func:`no_nrt_message`).
 * Python containers (lists, dicts, sets) cannot be kernel arguments, and
   arrays of Python objects (``dtype=object``) cannot live in device memory.
   Arrays of numbers, booleans, records and fixed-size character sequences
@@ -20,6 +23,7 @@ import inspect
 
 import numpy as np
 
+from numba_cuda.common.env_flags import env_flag
 from numba_cuda.errors import KernelArgumentError
 
 
@@ -42,6 +46,45 @@ def check_void_return(qualname, return_type):
             f"a CUDA kernel must have void return type, but {qualname} returns {return_type}; "
             "write results into an array argument, or compile it as a device function "
             "(device=True)")
+#: ``numba.core.config`` name -> environment variable, of the device NRT's two settings
+NRT_SETTINGS = {"CUDA_ENABLE_NRT": "NUMBA_CUDA_ENABLE_NRT", "CUDA_NRT_STATS": "NUMBA_CUDA_NRT_STATS"}
+
+
+def install_nrt_settings(config):
+    """Give ``config`` (``numba.core.config``) the device NRT's settings ``CUDA_ENABLE_NRT``
+    and ``CUDA_NRT_STATS`` from their environment variables, unless it has them already (a
+    program, or ``override_config``, may have set them)."""
+    for name, env in NRT_SETTINGS.items():
+        if not hasattr(config, name):
+            setattr(config, name, env_flag(env))
+
+
+def nrt_enabled():
+    """``numba.core.config.CUDA_ENABLE_NRT`` (``NUMBA_CUDA_ENABLE_NRT``), read when code is
+    compiled (or, in the simulator, run)."""
+    from numba.core import config
+
+    install_nrt_settings(config)
+    return bool(config.CUDA_ENABLE_NRT)
+
+
+def nrt_stats_enabled():
+    """``numba.core.config.CUDA_NRT_STATS`` (``NUMBA_CUDA_NRT_STATS``)."""
+    from numba.core import config
+
+    install_nrt_settings(config)
+    return bool(config.CUDA_NRT_STATS)
+
+
+def no_nrt_message(what="creating or returning an array"):
+    """The refusal of an allocation in CUDA code while the device NRT is off, on both targets."""
+    return (f"{what} in a CUDA kernel or device function needs the device memory runtime "
+            "(NRT), which is off: np.empty, np.zeros, np.ones, np.arange, arr.copy() ... "
+            "allocate device memory, and a device function returning an array other than its "
+            "argument (a new array, a slice) needs its reference counting. Turn it on with "
+            "NUMBA_CUDA_ENABLE_NRT=1 in the environment (or numba.core.config.CUDA_ENABLE_NRT = "
+            "True before the code is compiled), or write into arrays passed in, cuda.local.array "
+            "or cuda.shared.array instead")
 
 
 def function_problem(func):

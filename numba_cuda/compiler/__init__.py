@@ -16,6 +16,7 @@ Modules, each named for what it holds:
 * ``lowering``        -- ``CUDALower``, Numba's ``Lower`` for this target
 * ``device_errors``   -- exceptions raised on the device, reported on the host
 * ``kernel``          -- ``CompiledKernel`` (one per signature), made into a ``KernelImage`` per cc
+* ``nrt``             -- the device NRT (``NUMBA_CUDA_ENABLE_NRT``): its NVVM IR, lowering interface
 * ``api``             -- ``compile``, ``compile_ptx``, ``compile_to_library``, ``declare_device``
 
 A pure stage: a Python function, a signature and options in; a ``CompiledKernel`` /

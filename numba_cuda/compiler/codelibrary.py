@@ -222,6 +222,10 @@ class CUDACodeLibrary(CodeLibrary):
         self._ensure_finalized()
         exported = frozenset(self.kernel_names | self.exported_names)
         libraries = self.all_libraries()
+        # Runtime libraries (the device NRT) go last: libNVVM links a linkonce_odr definition
+        # only when a module before it refers to it, and several libraries link the runtime.
+        libraries = ([lib for lib in libraries if not getattr(lib, "is_nrt", False)]
+                     + [lib for lib in libraries if getattr(lib, "is_nrt", False)])
         key = (exported, tuple(map(id, libraries)))
         if self._ir_modules is not None and self._ir_modules[0] == key:
             return list(self._ir_modules[1])

@@ -49,6 +49,16 @@ class CompiledKernel:
                               debug_location, report_errors=report,
                               launch_bounds=options.launch_bounds)
         library.device_cc = self.device_cc = device_cc
+        from . import nrt
+
+        if any(getattr(item, "nrt", False) for item in library.all_link_files()):
+            # linked code calling the NRT (``nrt=True``): it is linked, its functions visible
+            library.add_linking_library(nrt.nrt_library())
+            library.exported_names.update(nrt.NRT_FUNCTIONS)
+        self.nrt_global = None
+        if nrt.uses_nrt(library):
+            self.nrt_global = nrt.MEMSYS_GLOBAL
+            library.exported_names.add(nrt.MEMSYS_GLOBAL)
         library.finalize()
         self.library = library
         self.error_global = self.exceptions = None
@@ -98,7 +108,7 @@ class CompiledKernel:
                 link_files=tuple(self.link_files), cooperative=self.cooperative,
                 debug=bool(self.options.debug), lineinfo=bool(self.options.lineinfo),
                 max_registers=self.options.max_registers, error_global=self.error_global,
-                exceptions=self.exceptions, **code)
+                exceptions=self.exceptions, nrt_global=self.nrt_global, **code)
         return img
 
     def get_ptx(self, cc=None):

@@ -20,6 +20,7 @@ from numba.core.untyped_passes import InlineClosureLikes
 
 from . import collection_pause, source_files
 from .containers import RejectAllocatingContainers
+from .nrt import name_the_nrt_setting
 from .strings import RejectStringBuilding
 from ..common.jit_options import check_inline, check_max_registers, switch
 from ..common.launch_dims import normalize_launch_bounds
@@ -243,7 +244,8 @@ class CUDACompiler(CompilerBase):
         return [pm]
 
 
-def make_flags(options):
+def make_flags(options, nrt=False):
+    """Numba's flags for ``options``; ``nrt``: compile with the device NRT (``compiler.nrt``)."""
     flags = CUDAFlags()
     user = {"fastmath": set(options.fastmath), "debug": options.debug or options.lineinfo,
             "boundscheck": options.boundscheck}
@@ -254,6 +256,7 @@ def make_flags(options):
         # line tables only: debug locations without variable/type descriptions
         flags.dbg_directives_only = True
         flags.error_model = "numpy"
+    flags.nrt = bool(nrt)
     return flags
 
 
@@ -284,11 +287,15 @@ def compile_cuda(pyfunc, return_type, args, options, locals=None):
     The dispatch layer must have registered the target with Numba (``numba_cuda.dispatch``):
     device functions the code calls (``@overload(target="cuda")``, ``@njit`` helpers) are
     compiled through the ``jit`` it registered."""
+    from ..common.unsupported import nrt_enabled
+
     registered_jit()  # a clear error now rather than an obscure one from inside Numba
     with collection_pause.paused():
         typingctx = cuda_target.typing_context
         targetctx = cuda_target.target_context
-        flags = make_flags(options)
+        # NUMBA_CUDA_ENABLE_NRT / config.CUDA_ENABLE_NRT, as it is when this function compiles
+        nrt = nrt_enabled()
+        flags = make_flags(options, nrt=nrt)
         try:
             with target_override(TARGET_NAME), source_files.tolerating_a_missing_cwd():
                 cres = compile_extra(
@@ -297,8 +304,12 @@ def compile_cuda(pyfunc, return_type, args, options, locals=None):
                     pipeline_class=CUDACompiler,
                 )
         except errors.NumbaError as exc:
+            if not nrt:
+                name_the_nrt_setting(exc)
             _locate(exc, pyfunc)
             raise
         cres.library.nvvm_options = options.nvvm_options()
+        # code compiled without the NRT takes no references: unsafe to call from NRT code
+        cres.library.compiled_with_nrt = nrt
         cres.library.finalize()
     return cres

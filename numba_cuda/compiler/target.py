@@ -51,7 +51,7 @@ class CUDATargetOptions(TargetOptions):
         flags.enable_pyobject = False
         flags.enable_looplift = False
         flags.enable_pyobject_looplift = False
-        flags.nrt = False
+        flags.nrt = False  # the pipeline sets it from the NRT setting (see compiler.nrt)
         flags.inherit_if_not_set("fastmath")
         flags.inherit_if_not_set("error_model", default="python" if flags.debuginfo else "numpy")
 

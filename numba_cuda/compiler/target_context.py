@@ -152,6 +152,14 @@ class CUDATargetContext(BaseContext):
         return CUDADIBuilder
 
     @property
+    def nrt(self):
+        """Numba's lowering interface to the device NRT (``compiler.nrt``); usable when the
+        code is compiled with NRT (``enable_nrt``, from ``NUMBA_CUDA_ENABLE_NRT``)."""
+        from .nrt import CUDANRTContext
+
+        return CUDANRTContext(self, self.enable_nrt)
+
+    @property
     def enable_boundscheck(self):
         # Decided per compile (CompileOptions.boundscheck, NUMBA_BOUNDSCHECK included) and
         # set on the lowering subtarget from the flags; never read from the environment here.

@@ -23,7 +23,7 @@ from ..lang.stubs import Stub
 #: Family modules the compiler always installs (its own), before ``lang.FAMILY_MODULES``.
 COMPILER_FAMILIES = ("numba_cuda.lang.indexing", "numba_cuda.compiler.external",
                      "numba_cuda.compiler.arithmetic", "numba_cuda.compiler.array_access",
-                     "numba_cuda.compiler.minmax")
+                     "numba_cuda.compiler.minmax", "numba_cuda.compiler.nrt")
 
 
 #: Families installed only once their public module has been imported (by user code, or by

@@ -141,6 +141,7 @@ def kernel_payload(kernel, image):
         "ltoir": image.ltoir,  # lto=True kernels: LTO-IR instead of PTX
         "error_global": image.error_global,  # debug: exception report
         "exceptions": image.exceptions,
+        "nrt_global": image.nrt_global,  # device NRT statistics pointer
         "llvm": kernel.library.get_llvm_str(),
     }
 
@@ -232,6 +233,7 @@ class CachedKernel(CooperativeGridQuery):
         self.cooperative = payload["cooperative"]
         self.error_global = payload["error_global"]
         self.exceptions = payload["exceptions"]
+        self.nrt_global = payload.get("nrt_global")
         self.library = _CachedLibrary(self)
 
     link_files = property(lambda self: list(self._payload["link_files"]))
@@ -260,7 +262,8 @@ class CachedKernel(CooperativeGridQuery):
                 ptx=payload["ptx"], ltoir=payload["ltoir"], link_files=payload["link_files"],
                 cooperative=bool(payload["cooperative"]), debug=bool(options.debug),
                 lineinfo=bool(options.lineinfo), max_registers=options.max_registers,
-                error_global=payload["error_global"], exceptions=payload["exceptions"])
+                error_global=payload["error_global"], exceptions=payload["exceptions"],
+                nrt_global=payload.get("nrt_global"))  # entries written before the NRT: none
         return img
 
     def get_ptx(self, cc=None):

@@ -246,6 +246,21 @@ def _load_kernel(image, context):
     return load_kernel(image, context)
 
 
+def _compiled_without_nrt(cres):
+    """A device function returning arrays, compiled while the device NRT was off and asked for
+    while it is on: it takes no references to the arrays it returns, so NRT callers would free
+    them too early; it is compiled again (the NRT version is also right for callers without
+    the NRT).  Functions returning no arrays are the same either way."""
+    library = getattr(cres, "library", None)
+    if getattr(library, "compiled_with_nrt", True) is not False:
+        return False
+    from ..common.unsupported import nrt_enabled
+
+    restype = cres.signature.return_type
+    returns_arrays = cres.target_context.data_model_manager[restype].contains_nrt_meminfo()
+    return returns_arrays and nrt_enabled()
+
+
 class CUDADispatcher(Dispatcher):
     """Dispatcher of ``@cuda.jit`` functions (kernels and, with ``device=True``, device functions)."""
 
@@ -307,7 +322,20 @@ class CUDADispatcher(Dispatcher):
     def get_overload(self, sig):
         if not self.device:  # asked by the lowering of a call from device code (see above)
             return self.as_device_function().get_overload(sig)
+        if not self._can_compile:  # else compile() made it right for the NRT setting
+            args, _ = sigutils.normalize_signature(sig)
+            existing = self.overloads.get(tuple(args))
+            if existing is not None and _compiled_without_nrt(existing):
+                raise self._stale_for_nrt(args)
         return super().get_overload(sig)
+
+    def _stale_for_nrt(self, args):
+        return CompilationDisabledError(
+            f"device function {self.py_func.__qualname__}{tuple(args)} returns arrays and was "
+            "compiled from its signature while the device NRT was off: code compiled with the "
+            "NRT (NUMBA_CUDA_ENABLE_NRT) cannot call it, since it takes no references to what it "
+            "returns. Enable the NRT before the function is defined, or define it without a "
+            "signature (@cuda.jit(device=True)) so that it compiles when called")
 
     def as_device_function(self):
         """The device-function dispatcher of this kernel's Python function (same options),
@@ -341,8 +369,11 @@ class CUDADispatcher(Dispatcher):
         ``CompiledKernel`` (kernels) or the ``CompileResult`` (device functions)."""
         args, return_type = sigutils.normalize_signature(sig)
         existing = self.overloads.get(tuple(args))
-        if existing is not None:
+        stale = existing is not None and self.device and _compiled_without_nrt(existing)
+        if existing is not None and not stale:
             return existing
+        if stale and not self._can_compile:
+            raise self._stale_for_nrt(args)
         if not self._can_compile:
             raise CompilationDisabledError(
                 f"{self.py_func.__qualname__} has no compiled version for {args} and compilation "

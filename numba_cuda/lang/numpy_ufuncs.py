@@ -14,8 +14,9 @@ explicit output arrays.  Only the per-element functions differ from the CPU's:
 * loops over datetimes and the few loops that need CPU helpers are left out (a TypingError
   names the ufunc and the types).
 
-A ufunc on arrays without an output array would allocate its result: kernels cannot allocate,
-so that is a TypingError saying to pass the output (``np.sin(x, out)``).  Outputs are passed
+A ufunc on arrays without an output array allocates its result (Numba's ufunc lowering, through
+the device NRT): with the NRT off (``NUMBA_CUDA_ENABLE_NRT``) that is a TypingError saying to pass
+the output (``np.sin(x, out)``) or to turn the NRT on.  Outputs are passed
 positionally or as ``out=`` (an array, or a tuple of arrays for several outputs).
 """
 
@@ -213,6 +214,8 @@ def supported_ufuncs():
 def _ufunc_template(ufunc):
     from numba.core.typing.npydecl import Numpy_rules_ufunc
 
+    from ..common.unsupported import nrt_enabled
+
     name = ufunc.__name__
 
     class CudaUfunc(Numpy_rules_ufunc):
@@ -230,11 +233,13 @@ def _ufunc_template(ufunc):
             outputs = sig.return_type.types if isinstance(sig.return_type, types.BaseTuple) \
                 and ufunc.nout > 1 else (sig.return_type,)
             explicit = len(args) - ufunc.nin
-            if any(isinstance(t, types.Array) for t in outputs[explicit:]):
+            if any(isinstance(t, types.Array) for t in outputs[explicit:]) \
+                    and not nrt_enabled():
                 raise errors.TypingError(
                     f"np.{name}({', '.join(map(str, args))}) would allocate a new array for its "
-                    f"result, and kernels cannot allocate memory: pass the output array, "
-                    f"np.{name}({', '.join(['x'] * ufunc.nin)}, out)"
+                    f"result, which needs the device NRT (NUMBA_CUDA_ENABLE_NRT=1): pass the "
+                    f"output array, np.{name}({', '.join(['x'] * ufunc.nin)}, out), or turn the "
+                    "NRT on"
                 )
             from numba.np.numpy_support import ufunc_find_matching_loop
 

@@ -21,8 +21,11 @@ class LinkableCode:
     kind = None
     default_name = "<code>"
 
-    def __init__(self, data, name=None):
+    def __init__(self, data, name=None, nrt=False):
         self.name = name or self.default_name
+        #: the code calls the device NRT (``NRT_Allocate`` ...): kernels linking it link the NRT
+        #: with its functions visible (NVIDIA's ``nrt=True``)
+        self.nrt = bool(nrt)
         if callable(getattr(data, "read", None)):
             self._data, self._source = None, data  # read when .data is first used
         else:
@@ -62,6 +65,11 @@ class LinkableCode:
     @data.setter
     def data(self, value):
         self._data, self._source = self._normalise(self._as_bytes(value)), None
+
+    @property
+    def code(self):
+        """The bytes (the name of ``cuda.core``'s ``ObjectCode.code``)."""
+        return self.data
 
     @property
     def digest(self):

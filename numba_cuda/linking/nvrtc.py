@@ -154,6 +154,15 @@ def compile_source(source, cc, output="ptx", name=None, options=(), include_dirs
     return result
 
 
+def compile(src, name, cc, ltoir=False, lineinfo=False, debug=False):
+    """NVIDIA's ``numba.cuda.cudadrv.nvrtc.compile``: ``(code, log)``, the PTX (or, with
+    ``ltoir``, LTO-IR) of CUDA C/C++ ``src`` for ``cc`` -- a ``PTXSource``/``LTOIR``, whose
+    ``code`` is the bytes -- and the log (warnings are issued as ``NvrtcWarning``; "" here)."""
+    code = compile_source(src, cc, output="ltoir" if ltoir else "ptx", name=name,
+                          lineinfo=lineinfo, debug=debug)
+    return code, ""
+
+
 def _compile(nvrtc, source, name, output, opts, headers_missing):
     prog = _check(nvrtc, nvrtc.nvrtcCreateProgram(source, name.encode(), 0, [], []),
                   "nvrtcCreateProgram")

@@ -1,9 +1,7 @@
-"""``numba.cuda.memory_management``: where NVIDIA's numba-cuda keeps its device NRT.
+"""``numba.cuda.memory_management``: the device NRT's runtime side (NVIDIA's numba-cuda's path).
 
-This package has no device-side NRT (Numba's reference-counted runtime): kernels that would
-allocate (lists, dicts, new arrays inside a kernel) are refused when they are compiled.  The
-path exists so code that reads the NRT's allocation counters keeps importing; see
-:mod:`.nrt`.
+``rtsys`` reads and switches the allocation counters of the device NRT that kernels compiled
+with ``NUMBA_CUDA_ENABLE_NRT=1`` use to create arrays; see :mod:`.nrt`.
 """
 
 from .nrt import rtsys  # noqa: F401

@@ -1,10 +1,21 @@
-"""``numba.cuda.memory_management.nrt.rtsys``: the device NRT's allocation counters.
+"""``numba.cuda.memory_management.nrt``: the device NRT's runtime side, ``rtsys``.
 
-There is no device NRT here (see :mod:`numba_cuda.memory_management`), so nothing is ever
-allocated through it: the counters are genuinely zero and stay zero, which is what leak checks
-written against NVIDIA's package (``rtsys.get_allocation_stats()`` before and after) compare.
-Everything that would need the NRT itself (``get_include``, ``rtsys.allocate`` ...) raises
-``NotImplementedError`` saying so.
+With ``NUMBA_CUDA_ENABLE_NRT=1`` kernels can create arrays (``np.empty``, ``np.zeros`` ...); the
+memory comes from CUDA's device-side ``malloc`` and is freed when its last reference goes (see
+:mod:`numba_cuda.compiler.nrt`).  ``rtsys`` reads and switches the NRT's allocation counters,
+kept per context in device memory (:mod:`numba_cuda.runtime.nrt_memsys`)::
+
+    rtsys.memsys_enable_stats()
+    before = rtsys.get_allocation_stats()
+    kernel[1, 1]()
+    after = rtsys.get_allocation_stats()   # alloc, free, mi_alloc, mi_free
+
+Counting starts enabled when ``NUMBA_CUDA_NRT_STATS=1``.  The counters are those of the current
+context; reading them synchronises it.  ``stream`` arguments are accepted as in NVIDIA's package
+(the counters are switched and read synchronously).
+
+In the simulator (``NUMBA_ENABLE_CUDASIM=1``) arrays made in kernels are NumPy's; nothing
+allocates device memory and the counters stay zero.
 """
 
 from collections import namedtuple
@@ -12,53 +23,124 @@ from collections import namedtuple
 #: The same fields as NVIDIA's ``rtsys.get_allocation_stats()``.
 AllocationStats = namedtuple("nrt_mstats", ["alloc", "free", "mi_alloc", "mi_free"])
 
-_NO_NRT = (
-    "numba-cuda has no device NRT (Numba's reference-counted runtime): {what} is not "
-    "available; kernels cannot allocate memory, so use arrays passed in, cuda.local.array "
-    "or cuda.shared.array instead"
-)
+_DISABLED = "NRT stats are disabled."
 
 
 def get_include():
-    """NVIDIA's NRT headers do not exist here."""
-    raise NotImplementedError(_NO_NRT.format(what="numba.cuda.memory_management.get_include()"))
+    """The folder of ``nrt.cuh``, the declarations of the device NRT's functions for CUDA C/C++
+    linked with ``nrt=True`` (``#include <nrt.cuh>`` with this folder on the include path)."""
+    import os
+
+    return os.path.dirname(os.path.abspath(__file__))
 
 
 class DeviceRuntime:
-    """``rtsys``: counters of a device runtime that never allocates."""
+    """``rtsys``: the device NRT's allocation counters of the current context."""
 
-    def __init__(self):
-        self._stats_enabled = False
+    def _memsys(self):
+        from numba_cuda.runtime.devices import current_context
+        from numba_cuda.runtime.nrt_memsys import memsys
+        from numba_cuda.common.unsupported import nrt_stats_enabled
+
+        return memsys(current_context(), nrt_stats_enabled())
+
+    # NVIDIA's set-up steps: here the counters are made on first use.
+    def allocate(self, stream=None):
+        self._memsys()
+
+    ensure_allocated = initialize = ensure_initialized = allocate
+
+    def close(self):
+        """Nothing to release: the counters belong to their context."""
 
     def memsys_enable_stats(self, stream=None):
-        self._stats_enabled = True
+        self._memsys().set_enabled(True)
 
     def memsys_disable_stats(self, stream=None):
-        self._stats_enabled = False
+        self._memsys().set_enabled(False)
 
     def memsys_stats_enabled(self, stream=None):
-        return self._stats_enabled
+        return bool(self._memsys().read()["enabled"])
+
+    def _read(self):
+        counts = self._memsys().read()
+        if not counts["enabled"]:
+            raise RuntimeError(_DISABLED)
+        return counts
 
     def get_allocation_stats(self, stream=None):
-        """Allocations and frees made through the NRT: none, since there is no NRT."""
+        """Blocks allocated and freed, meminfos created and destroyed, by NRT code in the
+        current context while counting was on; RuntimeError when it is off."""
+        counts = self._read()
+        return AllocationStats(*(counts[name] for name in AllocationStats._fields))
+
+    def memsys_get_stats_alloc(self, stream=None):
+        return self._read()["alloc"]
+
+    def memsys_get_stats_free(self, stream=None):
+        return self._read()["free"]
+
+    def memsys_get_stats_mi_alloc(self, stream=None):
+        return self._read()["mi_alloc"]
+
+    def memsys_get_stats_mi_free(self, stream=None):
+        return self._read()["mi_free"]
+
+    def print_memsys(self, stream=None):
+        counts = self._memsys().read()
+        for name, value in counts.items():
+            print(f"TheMSys->stats.{name} {value}")
+
+
+class SimulatorRuntime:
+    """``rtsys`` of the simulator: arrays made in kernels are NumPy's, so nothing is counted;
+    switching counting on and off is remembered, and the counters are zero."""
+
+    def __init__(self):
+        from numba_cuda.common.unsupported import nrt_stats_enabled
+
+        self._enabled = nrt_stats_enabled()
+
+    def allocate(self, stream=None):
+        pass
+
+    ensure_allocated = initialize = ensure_initialized = allocate
+
+    def close(self):
+        pass
+
+    def memsys_enable_stats(self, stream=None):
+        self._enabled = True
+
+    def memsys_disable_stats(self, stream=None):
+        self._enabled = False
+
+    def memsys_stats_enabled(self, stream=None):
+        return self._enabled
+
+    def _check(self):
+        if not self._enabled:
+            raise RuntimeError(_DISABLED)
+        return 0
+
+    def get_allocation_stats(self, stream=None):
+        self._check()
         return AllocationStats(alloc=0, free=0, mi_alloc=0, mi_free=0)
 
     def memsys_get_stats_alloc(self, stream=None):
-        return 0
+        return self._check()
 
-    def memsys_get_stats_free(self, stream=None):
-        return 0
+    memsys_get_stats_free = memsys_get_stats_mi_alloc = memsys_get_stats_mi_free = \
+        memsys_get_stats_alloc
 
-    def memsys_get_stats_mi_alloc(self, stream=None):
-        return 0
-
-    def memsys_get_stats_mi_free(self, stream=None):
-        return 0
-
-    def __getattr__(self, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        raise NotImplementedError(_NO_NRT.format(what=f"rtsys.{name}"))
+    def print_memsys(self, stream=None):
+        print("the simulator has no device NRT: nothing is counted")
 
 
-rtsys = DeviceRuntime()
+def _make_rtsys():
+    import numba_cuda
+
+    return SimulatorRuntime() if numba_cuda.USE_SIMULATOR else DeviceRuntime()
+
+
+rtsys = _make_rtsys()

@@ -245,6 +245,11 @@ class LoadedKernel:
 
                 self.error_record = ErrorRecord(module, image.error_global)
                 self.exceptions = image.exceptions
+            if image.nrt_global:  # the device NRT's statistics counters (runtime.nrt_memsys)
+                from numba_cuda.common.unsupported import nrt_stats_enabled
+                from numba_cuda.runtime.nrt_memsys import attach
+
+                attach(module, context, image.nrt_global, nrt_stats_enabled())
         attr = drv.CUfunction_attribute
         self.attributes = {
             "regs": self._attr(attr.CU_FUNC_ATTRIBUTE_NUM_REGS),

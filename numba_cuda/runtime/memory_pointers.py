@@ -15,7 +15,7 @@ the driver: ``view``/``memset`` of device memory and the device address of mappe
 ``PinnedMemory`` needs nothing more and is that module's class.
 """
 
-from numba_cuda import emm_memory
+from numba_cuda.common import emm_memory
 from numba_cuda.common.emm_memory import PinnedMemory, pointer_value
 
 __all__ = ["MemoryPointer", "AutoFreePointer", "PinnedMemory", "MappedMemory", "ManagedMemory",

@@ -762,11 +762,44 @@ def _parse(pyfunc):
 _TRY_NODES = tuple(getattr(ast, name) for name in ("Try", "TryStar") if hasattr(ast, name))
 
 
+#: NumPy functions that create an array: in CUDA code they need the device NRT
+NUMPY_ALLOCATORS = (
+    "empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like",
+    "arange", "linspace", "array", "copy", "eye", "identity", "concatenate", "stack", "vstack",
+    "hstack", "dstack", "column_stack", "tile", "repeat", "diag", "tri", "tril", "triu",
+    "sort", "cumsum", "cumprod", "diff", "flip", "fliplr", "flipud", "ravel", "unique",
+)
+
+
+def _refuse_allocations(pyfunc, fdef, resolver):
+    """Without the device NRT, a NumPy array constructor in CUDA code is refused before any
+    thread runs, with the compiler's error (``unsupported.no_nrt_message``)."""
+    import numpy as np
+
+    allocators = {id(getattr(np, name)): name for name in NUMPY_ALLOCATORS if hasattr(np, name)}
+    for node in ast.walk(fdef):
+        if isinstance(node, ast.Call):
+            obj = resolver.resolve(node.func)
+            if obj is not _UNRESOLVED and id(obj) in allocators:
+                from numba.core.errors import TypingError
+
+                from ..common.unsupported import no_nrt_message
+
+                line = pyfunc.__code__.co_firstlineno + node.lineno - 1
+                raise TypingError(
+                    f"{no_nrt_message(f'np.{allocators[id(obj)]}()')}\n\n"
+                    f"File \"{pyfunc.__code__.co_filename}\", line {line}")
+
+
 def transform(pyfunc, yields, as_device):
     """Rewrite ``pyfunc``; see the module docstring.  ``as_device(obj)`` returns the
     simulator device function that ``obj`` is (or None)."""
+    from ..common.unsupported import nrt_enabled
+
     source, fdef = _parse(pyfunc)
     resolver = _Resolver(pyfunc, fdef)
+    if not nrt_enabled():
+        _refuse_allocations(pyfunc, fdef, resolver)
     prefix = _fresh_prefix(_names_in(fdef, pyfunc.__code__))
     rewriter = _Rewriter(resolver, yields, as_device, prefix)
     rewriter.filename = pyfunc.__code__.co_filename

@@ -26,7 +26,7 @@ class Index:
 
 
 def test_the_three_places_use_the_one_check():
-    from numba_cuda import launch_dims
+    from numba_cuda.common import launch_dims
     from numba_cuda.dispatch import dispatcher
     from numba_cuda.runtime import launch
     from numba_cuda.simulator import launchconfig

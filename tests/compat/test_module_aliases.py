@@ -217,6 +217,13 @@ def test_the_finder_imports_nothing_until_a_path_is_imported():
     assert proc.stdout.strip() == "[]"
 
 
+def test_no_row_lies_in_a_room_the_finder_passes_by():
+    from numba_cuda.compat import ROOMS_WITHOUT_ROWS
+    from numba_cuda.compat.table import ROWS
+
+    assert [path for path in ROWS if (path + ".").startswith(ROOMS_WITHOUT_ROWS)] == []
+
+
 def test_subtree_paths_follow_their_package_row():
     from numba_cuda.compat.table import target_of
 

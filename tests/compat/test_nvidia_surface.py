@@ -80,7 +80,7 @@ def test_args_wrap_arg_in_the_simulator():
 def test_arg_hints_are_one_set_of_classes_for_both_targets_and_pickle_by_that_path():
     import pickle
 
-    from numba_cuda import args
+    from numba_cuda.common import args
     from numba_cuda.simulator import api as sim
 
     assert (sim.In, sim.Out, sim.InOut) == (args.In, args.Out, args.InOut)
@@ -107,20 +107,29 @@ def test_arg_hints_are_one_set_of_classes_for_both_targets_and_pickle_by_that_pa
                                            "array(float64, 1d, C)", "TypeError: True"]
 
 
-def test_nrt_allocation_counters_are_zero_and_nrt_entry_points_say_there_is_no_nrt():
-    from numba.cuda.memory_management import rtsys
-    from numba.cuda.memory_management import nrt
+def test_nrt_runtime_entry_points_import_and_get_include_has_the_header():
+    from numba.cuda.memory_management import nrt, rtsys
 
+    assert rtsys is nrt.rtsys
+    for name in ("memsys_enable_stats", "memsys_disable_stats", "memsys_stats_enabled",
+                 "get_allocation_stats", "memsys_get_stats_alloc", "memsys_get_stats_free",
+                 "memsys_get_stats_mi_alloc", "memsys_get_stats_mi_free", "initialize"):
+        assert callable(getattr(rtsys, name))
+    import os
+
+    assert os.path.isfile(os.path.join(nrt.get_include(), "nrt.cuh"))
+
+
+def test_simulator_nrt_counters_switch_and_stay_zero():
+    from numba_cuda.memory_management.nrt import SimulatorRuntime
+
+    rtsys = SimulatorRuntime()
+    rtsys.memsys_disable_stats()
+    with pytest.raises(RuntimeError, match="NRT stats are disabled."):
+        rtsys.get_allocation_stats()
     rtsys.memsys_enable_stats()
     assert rtsys.memsys_stats_enabled()
-    stats = rtsys.get_allocation_stats()
-    assert (stats.alloc, stats.free, stats.mi_alloc, stats.mi_free) == (0, 0, 0, 0)
-    rtsys.memsys_disable_stats()
-    assert not rtsys.memsys_stats_enabled()
-    with pytest.raises(NotImplementedError, match="no device NRT"):
-        nrt.get_include()
-    with pytest.raises(NotImplementedError, match="rtsys.allocate"):
-        rtsys.allocate()
+    assert tuple(rtsys.get_allocation_stats()) == (0, 0, 0, 0)
 
 
 @pytest.mark.parametrize("simulator", [False, True])

@@ -297,7 +297,7 @@ def _closure_kernel():
 def test_pickled_kernel_and_launch_configuration_keep_keywords_and_defaults(fake):
     from numba import cuda
 
-    from numba_cuda import pickling
+    from numba_cuda.common import pickling
 
     k = _closure_kernel()
     a = cuda.to_device(np.zeros(4, np.float32))

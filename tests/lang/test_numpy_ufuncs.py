@@ -159,7 +159,8 @@ def test_allocating_forms_are_refused_with_the_fix():
 
     expect_typing_error(k, (float32[:], float32[:]), "MARK-ALLOC",
                         "np.sin(array(float32, 1d, A)) would allocate a new array",
-                        "kernels cannot allocate memory: pass the output array, np.sin(x, out)")
+                        "which needs the device NRT (NUMBA_CUDA_ENABLE_NRT=1): pass the output "
+                        "array, np.sin(x, out)")
 
 
 def test_keyword_refusals():

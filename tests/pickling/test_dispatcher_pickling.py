@@ -78,7 +78,7 @@ def test_closure_kernel_pickles_by_value_and_compiles_the_same(kernels_module, d
     clone = pickle.loads(dumps(k))
     assert clone is k  # same process: the memo gives the original back
     # a fresh process's view: forget the memo entry, as another process would not have it
-    from numba_cuda import pickling
+    from numba_cuda.common import pickling
 
     data = dumps(k)
     pickling._memo.clear()
@@ -96,7 +96,7 @@ def test_closure_kernel_pickles_by_value_and_compiles_the_same(kernels_module, d
 
 
 def test_eager_signatures_survive_and_compilation_stays_disabled(kernels_module):
-    from numba_cuda import pickling
+    from numba_cuda.common import pickling
 
     scale = kernels_module.scale
     assert scale.__reduce__()[0] is pickling.by_reference
@@ -202,7 +202,7 @@ def test_simulator_dispatchers_by_reference_and_by_value(tmp_path):
         import cloudpickle
         sys.path.insert(0, {str(tmp_path)!r})
         import pk_kernels
-        from numba_cuda import pickling
+        from numba_cuda.common import pickling
         for dumps in (pickle.dumps, cloudpickle.dumps):
             assert pickle.loads(dumps(pk_kernels.add1)) is pk_kernels.add1
             assert pickle.loads(dumps(pk_kernels.plus_one)) is pk_kernels.plus_one

@@ -13,7 +13,7 @@ CODE = """
 import pickle
 import numpy as np
 from numba import vectorize, guvectorize
-from numba_cuda import pickling
+from numba_cuda.common import pickling
 
 @vectorize(["int64(int64)", "float64(float64)"], target="cuda")
 def twice(x):

@@ -10,10 +10,10 @@ import pytest
 from numba.core import types
 
 from numba_cuda.common.kernel_image import KernelImage
-from tests.runtime.fake_driver import installed_for_launches
+from tests.support.fake_driver import installed_for_launches
 
 FIELDS = ("entry_name", "argtypes", "cc", "ptx", "ltoir", "link_files", "cooperative", "debug",
-          "lineinfo", "max_registers", "error_global", "exceptions")
+          "lineinfo", "max_registers", "error_global", "exceptions", "nrt_global")
 
 # A kernel written by hand: no compiler involved.
 PTX = """

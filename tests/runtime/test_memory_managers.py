@@ -141,7 +141,7 @@ def test_gpu_memory_objects_extend_the_simulators(fake):
     """The GPU classes are the driverless ones of numba_cuda.common.emm_memory (which the simulator
     uses) plus view/memset and the driver's device address for mapped memory."""
     from numba import cuda
-    from numba_cuda import emm_memory
+    from numba_cuda.common import emm_memory
 
     drv = cuda.cudadrv.driver
     for name in ("MemoryPointer", "AutoFreePointer", "ManagedMemory", "MappedMemory"):

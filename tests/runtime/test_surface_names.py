@@ -31,7 +31,7 @@ def test_module_attributes_and_error_classes():
     assert isinstance(err, RuntimeError) and (err.tid, err.ctaid, err.msg) == ([1, 0, 0], [2, 0, 0], "boom")
     assert str(err) == "An exception was raised in thread=[1, 0, 0] block=[2, 0, 0]\n\tboom"
     assert cuda.Dim3 is cuda.types.Dim3 and cuda.GridGroup is cuda.types.GridGroup
-    from numba_cuda import args
+    from numba_cuda.common import args
 
     assert (cuda.In, cuda.Out, cuda.InOut) == (args.In, args.Out, args.InOut)
     a = np.zeros(2)

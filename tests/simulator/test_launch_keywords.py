@@ -132,7 +132,7 @@ def _closure_kernel(bias):
 
 def test_pickled_kernel_and_launcher_keep_keywords_and_defaults():
     cloudpickle = pytest.importorskip("cloudpickle")
-    from numba_cuda import pickling
+    from numba_cuda.common import pickling
 
     k = _closure_kernel(0.5)
     blob, launcher_blob = cloudpickle.dumps(k), cloudpickle.dumps(k[1, 1])

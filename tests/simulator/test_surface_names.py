@@ -98,7 +98,7 @@ def test_emm_plugins_are_checked_and_not_called():
 def test_emm_memory_objects_are_the_driverless_ones_and_work_over_host_memory():
     import weakref
 
-    from numba_cuda import emm_memory
+    from numba_cuda.common import emm_memory
 
     assert (cuda.MemoryPointer, cuda.MappedMemory, cuda.PinnedMemory) == (
         emm_memory.MemoryPointer, emm_memory.MappedMemory, emm_memory.PinnedMemory)
