@@ -27,6 +27,11 @@ def _env_flag(name, default="0"):
     return _os.environ.get(name, default).strip().lower() not in ("", "0", "false", "no", "off")
 
 
+# Old/peer module paths with no file of their own (numba.cuda.deviceufunc ...): cheap, imports nothing.
+from ._aliases import install_path_aliases as _install_path_aliases
+
+_install_path_aliases()
+
 #: True when this process runs the simulator instead of the real GPU target.
 USE_SIMULATOR = _env_flag("NUMBA_ENABLE_CUDASIM")
 if USE_SIMULATOR:

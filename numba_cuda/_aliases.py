@@ -66,3 +66,46 @@ def alias_package(name, target):
         # under the alias name (the aliased package's __path__ is target's folder).
         sys.meta_path.insert(0, PackageAliasFinder(name, target))
     return module
+
+
+#: Old/peer module paths that have no file of their own: ``path -> the real module``.  The
+#: same on both targets (under the simulator too: these modules are target-neutral).
+PATHS = {
+    # NVIDIA's gufunc scheduling classes (GUFuncEngine); ours are in the gufunc room.
+    "numba_cuda.deviceufunc": "numba_cuda.ufuncs.schedule",
+    # NVIDIA's cuda.core version flags (CUDA_CORE_GE_1_0 ...).
+    "numba_cuda._compat": "numba_cuda.runtime.cuda_core_version",
+    # Numba's/NVIDIA's toolkit-path helpers (get_cuda_paths, get_conda_ctk ...).
+    "numba_cuda.cuda_paths": "numba_cuda.toolkit.cuda_paths",
+}
+
+
+class _OwnSpecLoader(_SameModuleLoader):
+    """Hands back the real module and leaves it its own ``__spec__`` (the import system
+    stamps the alias's onto it; ``importlib.reload`` reloads by ``__spec__.name``)."""
+
+    def create_module(self, spec):
+        self._own_spec = getattr(self._module, "__spec__", None)
+        return self._module
+
+    def exec_module(self, module):
+        if self._own_spec is not None:
+            module.__spec__ = self._own_spec
+
+
+class PathAliasFinder(importlib.abc.MetaPathFinder):
+    """Answers each path of :data:`PATHS` with the very module object of its real module."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        real_name = PATHS.get(fullname)
+        if real_name is None:
+            return None
+        module = importlib.import_module(real_name)
+        return importlib.util.spec_from_loader(
+            fullname, _OwnSpecLoader(module), is_package=hasattr(module, "__path__"))
+
+
+def install_path_aliases():
+    """Put :class:`PathAliasFinder` on ``sys.meta_path`` (once; cheap: imports nothing)."""
+    if not any(isinstance(f, PathAliasFinder) for f in sys.meta_path):
+        sys.meta_path.insert(0, PathAliasFinder())

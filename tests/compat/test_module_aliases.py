@@ -38,6 +38,8 @@ SAME_MODULE = {
     "numba.cuda.descriptor": "numba_cuda.compiler.target",
     "numba.cuda.cudadrv.nvrtc": "numba_cuda.linking.nvrtc",
     "numba.cuda.cudadrv.linkable_code": "numba_cuda.linking.linkable",
+    "numba.cuda.deviceufunc": "numba_cuda.ufuncs.schedule",
+    "numba.cuda._compat": "numba_cuda.runtime.cuda_core_version",
 }
 
 # alias path -> (simulator module, GPU-target module) it must be
@@ -119,6 +121,12 @@ CHECKS = {
                                        "fromlist=['x']).SimDeviceFunction, __import__("
                                        "'numba.cuda.simulator.kernel', fromlist=['x'])"
                                        ".FakeCUDAKernel)",
+    "numba.cuda.deviceufunc.GUFuncEngine": "__import__('numba.cuda.deviceufunc', fromlist=['x'])"
+                                           ".GUFuncEngine.from_signature('(n),()->(n)')"
+                                           ".schedule([(3, 4), ()]).pinned == [False, True]",
+    "a path alias keeps its module's own spec": "__import__('numba.cuda._compat', fromlist=['x'])"
+                                                ".__spec__.name == "
+                                                "'numba_cuda.runtime.cuda_core_version'",
     "cudadrv submodules as attributes": "cuda.cudadrv.nvrtc is "
                                         "__import__('numba_cuda.linking.nvrtc', fromlist=['x'])",
 }
