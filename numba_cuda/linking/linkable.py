@@ -64,6 +64,11 @@ class LinkableCode:
         self._data, self._source = self._normalise(self._as_bytes(value)), None
 
     @property
+    def code(self):
+        """The bytes (cuda.core's ``ObjectCode.code`` spelling of :attr:`data`)."""
+        return self.data
+
+    @property
     def digest(self):
         return hashlib.sha256(self.data).hexdigest()
 
