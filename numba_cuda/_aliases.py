@@ -44,7 +44,7 @@ class PackageAliasFinder(importlib.abc.MetaPathFinder):
         self.target = target
 
     def find_spec(self, fullname, path=None, target=None):
-        if not fullname.startswith(self.alias + "."):
+        if not fullname.startswith(self.alias + ".") or fullname in PATHS:
             return None
         real_name = self.target + fullname[len(self.alias):]
         try:
@@ -53,6 +53,7 @@ class PackageAliasFinder(importlib.abc.MetaPathFinder):
             if exc.name == real_name:
                 return None  # "No module named <alias>.X", as for any missing module
             raise
+        _add_names(real_name, module)
         return importlib.util.spec_from_loader(
             fullname, _SameModuleLoader(module),
             is_package=hasattr(module, "__path__"))
@@ -75,9 +76,24 @@ PATHS = {
     "numba_cuda.deviceufunc": "numba_cuda.ufuncs.schedule",
     # NVIDIA's cuda.core version flags (CUDA_CORE_GE_1_0 ...).
     "numba_cuda._compat": "numba_cuda.runtime.cuda_core_version",
-    # Numba's/NVIDIA's toolkit-path helpers (get_cuda_paths, get_conda_ctk ...).
-    "numba_cuda.cuda_paths": "numba_cuda.toolkit.cuda_paths",
 }
+
+#: Names a module of an aliased package gains when it is reached through the alias
+#: (``real module -> (module holding them, names)``): NVIDIA's numba-cuda keeps CUDA's call
+#: conventions in its copy of ``numba.core.callconv``, so ``numba.cuda.core.callconv`` (the
+#: very module ``numba.core.callconv``) also offers ``CUDACallConv`` and ``CUDACABICallConv``.
+ADDED_NAMES = {
+    "numba.core.callconv": ("numba_cuda.compiler.callconv", ("CUDACallConv", "CUDACABICallConv")),
+}
+
+
+def _add_names(real_name, module):
+    added = ADDED_NAMES.get(real_name)
+    if added is not None:
+        holder = importlib.import_module(added[0])
+        for name in added[1]:
+            if not hasattr(module, name):
+                setattr(module, name, getattr(holder, name))
 
 
 class _OwnSpecLoader(_SameModuleLoader):

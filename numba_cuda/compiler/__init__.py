@@ -36,8 +36,16 @@ def __getattr__(name):
         from . import api
 
         return getattr(api, name)
-    if name == "run_frontend":  # NVIDIA's numba.cuda.compiler re-exports Numba's front end
-        from numba.core.compiler import run_frontend
+    if name == "ExternFunction":  # NVIDIA's name for the class of what declare_device returns
+        from .external import ExternalDeviceFunction
 
-        return run_frontend
+        return ExternalDeviceFunction
+    if name in ("run_frontend", "CompilerBase"):  # NVIDIA's re-exports of Numba's front end
+        from numba.core import compiler
+
+        return getattr(compiler, name)
+    if name == "PassManager":
+        from numba.core.compiler_machinery import PassManager
+
+        return PassManager
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -498,7 +498,7 @@ def _looks_like_signature(obj):
         type(obj).__name__ in ("Signature",)
 
 
-def declare_device(name, sig, link=None, use_cooperative=False):
+def declare_device(name, sig, link=None, use_cooperative=False, abi="numba"):
     """External device functions cannot run in the simulator."""
     raise not_available(f"cuda.declare_device({name!r}, ...)")
 

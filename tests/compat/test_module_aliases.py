@@ -16,6 +16,7 @@ import pytest
 SAME_MODULE = {
     "numba.cuda.core": "numba.core",
     "numba.cuda.core.config": "numba.core.config",
+    "numba.cuda.core.callconv": "numba.core.callconv",
     "numba.cuda.core.errors": "numba.core.errors",
     "numba.cuda.core.caching": "numba.core.caching",
     "numba.cuda.core.compiler_machinery": "numba.core.compiler_machinery",
@@ -124,6 +125,24 @@ CHECKS = {
     "numba.cuda.deviceufunc.GUFuncEngine": "__import__('numba.cuda.deviceufunc', fromlist=['x'])"
                                            ".GUFuncEngine.from_signature('(n),()->(n)')"
                                            ".schedule([(3, 4), ()]).pinned == [False, True]",
+    "numba.cuda.core.callconv.CUDACallConv": "__import__('numba.cuda.core.callconv', "
+                                             "fromlist=['x']).CUDACallConv is __import__("
+                                             "'numba_cuda.compiler.target_context', "
+                                             "fromlist=['x']).CUDACallConv and __import__("
+                                             "'numba.cuda.core.callconv', fromlist=['x'])"
+                                             ".CUDACABICallConv.__name__ == 'CUDACABICallConv'",
+    "numba.cuda.compiler front-end names": "__import__('numba.cuda.compiler', fromlist=['x'])"
+                                           ".CompilerBase is numba.core.compiler.CompilerBase",
+    "simulator cudadrv.driver._Linker, nvvm.LibDevice": "(not " + "__import__('os').environ.get("
+                                   "'NUMBA_ENABLE_CUDASIM')) or (__import__("
+                                   "'numba.cuda.cudadrv.driver', fromlist=['x'])._Linker.__name__"
+                                   " == 'Linker' and __import__('numba.cuda.cudadrv.nvvm', "
+                                   "fromlist=['x']).LibDevice.__module__ == "
+                                   "'numba_cuda.simulator.cudadrv.nvvm')",
+    "cudadrv.nvvm.LibDevice and nvvmError": "issubclass(__import__('numba.cuda.cudadrv.nvvm', "
+                                            "fromlist=['x']).nvvmError, Exception) and "
+                                            "callable(__import__('numba.cuda.cudadrv.nvvm', "
+                                            "fromlist=['x']).LibDevice)",
     "a path alias keeps its module's own spec": "__import__('numba.cuda._compat', fromlist=['x'])"
                                                 ".__spec__.name == "
                                                 "'numba_cuda.runtime.cuda_core_version'",
