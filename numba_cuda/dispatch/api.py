@@ -11,6 +11,7 @@ from numba.core import types
 
 from ..compiler.api import compile, compile_all, compile_ptx, compile_to_library, declare_device  # noqa: F401
 from ..compiler.target import NUMBA_INTERNAL_OPTIONS
+from ..launch_dims import normalize_shared_memory_carveout
 from .device_cc import current_device_cc
 from .dispatcher import CUDADispatcher
 
@@ -22,12 +23,13 @@ def _is_signature(obj):
 
 
 _JIT_OPTIONS = ("device", "inline", "link", "debug", "opt", "lineinfo", "fastmath", "max_registers",
-                "cache", "boundscheck", "lto", "extensions", "launch_bounds")
+                "cache", "boundscheck", "lto", "extensions", "launch_bounds",
+                "shared_memory_carveout")
 
 
 def jit(func_or_sig=None, *, device=False, inline="never", link=(), debug=None, opt=None,
         lineinfo=False, cache=False, fastmath=False, max_registers=None, boundscheck=None,
-        lto=False, extensions=None, launch_bounds=None, **kws):
+        lto=False, extensions=None, launch_bounds=None, shared_memory_carveout=None, **kws):
     """Compile a Python function for the GPU, lazily (per argument types at launch) or eagerly
     for one or several signatures.
 
@@ -50,6 +52,10 @@ def jit(func_or_sig=None, *, device=False, inline="never", link=(), debug=None, 
     if unknown:
         raise TypeError(f"unknown @cuda.jit options: {', '.join(sorted(unknown))}; "
                         f"known: {', '.join(_JIT_OPTIONS)}")
+    carveout = normalize_shared_memory_carveout(shared_memory_carveout)  # a bad value fails now
+    if carveout is not None and device:
+        raise ValueError("shared_memory_carveout applies to kernels: a device function "
+                         "(device=True) runs with the carveout of the kernel that calls it")
     if kws.get("forceinline"):
         inline = "always"
     if isinstance(link, str):
@@ -61,7 +67,8 @@ def jit(func_or_sig=None, *, device=False, inline="never", link=(), debug=None, 
     options = {"device": device, "inline": inline, "link": list(link), "debug": debug, "opt": opt,
                "lineinfo": lineinfo, "fastmath": fastmath, "max_registers": max_registers,
                "cache": cache, "boundscheck": boundscheck, "lto": lto,
-               "extensions": list(extensions or ()), "launch_bounds": launch_bounds}
+               "extensions": list(extensions or ()), "launch_bounds": launch_bounds,
+               "shared_memory_carveout": carveout}
 
     def decorate(func, sigs=None):
         if isinstance(func, CUDADispatcher):

@@ -28,7 +28,7 @@ from .. import launchconfig, pickling
 from ..args import ParameterBinder
 from ..compiler.pipeline import CompileOptions, CUDACompiler, compile_cuda
 from ..compiler.target import NUMBA_INTERNAL_OPTIONS, cuda_target
-from ..launch_dims import check_launch_bounds, normalize_dims
+from ..launch_dims import check_launch_bounds, normalize_dims, normalize_shared_memory_carveout
 from ..unsupported import argument_error, argument_problem, check_function
 from ..errors import (CompilationDisabledError, KernelArgumentError, LaunchConfigError,
                       LaunchConfigTypeError)
@@ -244,6 +244,10 @@ class CUDADispatcher(Dispatcher):
         #: may replace each argument (and its type) before a launch; ``retr`` collects
         #: callables run after it (copies back)
         self.extensions = list(targetoptions.pop("extensions", None) or ())
+        #: the preferred shared-memory carveout (percent; -1: the driver's default) set on the
+        #: kernel where it is loaded, or None (the driver's choice)
+        self.shared_memory_carveout = normalize_shared_memory_carveout(
+            targetoptions.pop("shared_memory_carveout", None))
         cache = targetoptions.pop("cache", False)
         if not isinstance(cache, int) and type(cache).__name__ != "bool_":
             raise ValueError(f"cache must be True or False, not {cache!r}")
@@ -562,13 +566,20 @@ class CUDADispatcher(Dispatcher):
         context = _current_context()
 
         image = kernel.image(tuple(context.device.compute_capability))
-        loaded = load_kernel(image, context)
+        loaded = self._carved(load_kernel(image, context))
         if key is not None and not self._launch_config_sensitive:  # (it may be marked now)
             # the types stay referenced by the plan, so their ids in the key stay theirs (the
             # arguments as given are the first of the bound ones)
             runner = loaded if args is given else _BindingLaunch(loaded, self._binder)
             self._launch_plans.setdefault(context, {})[key] = (runner, tuple(argtypes))
         return loaded.launch(griddim, blockdim, stream, sharedmem, tuple(prepared))
+
+    def _carved(self, loaded):
+        """``loaded`` with this kernel's ``shared_memory_carveout`` set on it (once)."""
+        carveout = self.shared_memory_carveout
+        if carveout is not None and loaded.shared_memory_carveout != carveout:
+            loaded.set_shared_memory_carveout(carveout)
+        return loaded
 
     def _launch_with_extensions(self, args, griddim, blockdim, stream, sharedmem):
         """Numba's extension protocol: each argument's ``(type, value)`` passes through every
@@ -585,7 +596,8 @@ class CUDADispatcher(Dispatcher):
         from ..runtime.launch import load_kernel
 
         context = _current_context()
-        loaded = load_kernel(kernel.image(tuple(context.device.compute_capability)), context)
+        loaded = self._carved(
+            load_kernel(kernel.image(tuple(context.device.compute_capability)), context))
         state = loaded.launch(griddim, blockdim, stream, sharedmem, tuple(prepared))
         for writeback in retr:
             writeback()
@@ -614,7 +626,8 @@ class CUDADispatcher(Dispatcher):
                 "debug": o.debug, "lineinfo": o.lineinfo,
                 "fastmath": o.fastmath, "opt": o.opt, "inline": o.inline,
                 "max_registers": o.max_registers, "boundscheck": o.boundscheck, "lto": o.lto,
-                "extensions": list(self.extensions), "launch_bounds": o.launch_bounds}
+                "extensions": list(self.extensions), "launch_bounds": o.launch_bounds,
+                "shared_memory_carveout": self.shared_memory_carveout}
 
     # ---- inspection -------------------------------------------------------------------
     def _select(self, signature):

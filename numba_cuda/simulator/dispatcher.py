@@ -9,7 +9,8 @@ import numpy as np
 
 from .. import pickling
 from ..args import ArgHint, ParameterBinder
-from ..launch_dims import check_launch_bounds, normalize_launch_bounds
+from ..launch_dims import (check_launch_bounds, normalize_launch_bounds,
+                           normalize_shared_memory_carveout)
 from ..errors import CudaError, LaunchConfigError, LaunchConfigTypeError, NotAvailableInSimulator  # noqa: F401
 from ..unsupported import argument_error, argument_problem, check_function
 from . import collectives, devicearray, launchconfig, sanitizer, scheduler
@@ -236,6 +237,9 @@ class SimKernel(_SimFunction):
         self._binder = ParameterBinder(pyfunc)
         #: launches with more threads per block are refused, as on the GPU
         self._launch_bounds = normalize_launch_bounds(options.get("launch_bounds"))
+        #: the percentage a GPU would be asked for (checked; nothing to set here)
+        self.shared_memory_carveout = normalize_shared_memory_carveout(
+            options.get("shared_memory_carveout"))
 
     def __repr__(self):
         return f"<simulated CUDA kernel {self.py_func.__qualname__}>"
@@ -474,6 +478,11 @@ def jit(func_or_sig=None, device=False, **options):
             raise not_available(f"cuda.jit({unsupported}=...)")
     if options.get("boundscheck"):
         options.pop("boundscheck")  # numpy checks every index in the simulator anyway
+    # checked as on the GPU; the simulator has no L1/shared split to set
+    carveout = normalize_shared_memory_carveout(options.get("shared_memory_carveout"))
+    if carveout is not None and device:
+        raise ValueError("shared_memory_carveout applies to kernels: a device function "
+                         "(device=True) runs with the carveout of the kernel that calls it")
 
     def make(pyfunc, sigs):
         if isinstance(pyfunc, _SimFunction):
