@@ -436,12 +436,18 @@ class CUDADispatcher(Dispatcher):
 
             value = as_cuda_array(value)
             return value, typeof(value, Purpose.argument)
+        from ..runtime.interop import cuda_core_kind, from_cuda_core
+
+        if cuda_core_kind(value) is not None:  # a Buffer: 1-d uint8; a StridedMemoryView
+            value = from_cuda_core(value)
+            return value, typeof(value, Purpose.argument)
         if argument_problem(value) is not None:
             raise argument_error(self.py_func.__qualname__, index, value)
         raise KernelArgumentError(
             f"kernel {self.py_func.__qualname__}: cannot pass an argument of type "
             f"{type(value).__name__} to a CUDA kernel (supported: numbers, booleans, tuples, NumPy "
-            "and device arrays, objects with __cuda_array_interface__)"
+            "and device arrays, objects with __cuda_array_interface__, cuda.core Buffer and "
+            "StridedMemoryView)"
         )
 
     def kernel_for(self, argtypes):
