@@ -76,6 +76,8 @@ PATHS = {
     "numba_cuda.deviceufunc": "numba_cuda.ufuncs.schedule",
     # NVIDIA's cuda.core version flags (CUDA_CORE_GE_1_0 ...).
     "numba_cuda._compat": "numba_cuda.runtime.cuda_core_version",
+    # Numba's/NVIDIA's toolkit-path queries (get_cuda_paths, _get_libdevice_path_decision ...).
+    "numba_cuda.cuda_paths": "numba_cuda.toolkit.cuda_paths",
 }
 
 #: Names a module of an aliased package gains when it is reached through the alias

@@ -41,6 +41,7 @@ SAME_MODULE = {
     "numba.cuda.cudadrv.linkable_code": "numba_cuda.linking.linkable",
     "numba.cuda.deviceufunc": "numba_cuda.ufuncs.schedule",
     "numba.cuda._compat": "numba_cuda.runtime.cuda_core_version",
+    "numba.cuda.cuda_paths": "numba_cuda.toolkit.cuda_paths",
 }
 
 # alias path -> (simulator module, GPU-target module) it must be
