@@ -26,9 +26,10 @@ Nothing here is imported by ``import numba.cuda``.
 
 #: ``from numba.cuda.compiler import compile_ptx`` (Numba's and NVIDIA's path for these entry
 #: points) resolves them from ``api`` on first use, keeping this package's import free.
-#: (``compile_for_current_device`` & co. need the current device: they are ``cuda.*`` names of
-#: the dispatch layer, which this pure stage does not import.)
-_ENTRY_POINTS = ("compile", "compile_ptx", "declare_device")
+#: (``compile_for_current_device`` & co. take the current device's compute capability through
+#: the query the dispatch layer installs, ``capability.set_device_cc_query``.)
+_ENTRY_POINTS = ("compile", "compile_ptx", "declare_device", "compile_all",
+                 "compile_for_current_device", "compile_ptx_for_current_device")
 
 
 def __getattr__(name):

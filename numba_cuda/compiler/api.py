@@ -107,6 +107,36 @@ def compile_all(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=F
     return codes, resty
 
 
+def _current_device_cc():
+    """The current device's compute capability (through the query the dispatch layer installs:
+    the compiler knows no devices), or CudaSupportError."""
+    cc = capability.current_device_cc()
+    if cc is None:
+        from ..errors import CudaSupportError
+
+        raise CudaSupportError(
+            "no CUDA device is available to take the compute capability from; pass cc=(major, minor) "
+            "to compile/compile_ptx instead"
+        )
+    return cc
+
+
+def compile_for_current_device(pyfunc, sig, debug=None, lineinfo=False, device=True,
+                               fastmath=False, opt=None, abi="c", abi_info=None, output="ptx",
+                               forceinline=False, launch_bounds=None):
+    return compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath,
+                   cc=_current_device_cc(), opt=opt, abi=abi, abi_info=abi_info, output=output,
+                   forceinline=forceinline, launch_bounds=launch_bounds)
+
+
+def compile_ptx_for_current_device(pyfunc, sig, device=False, fastmath=False, opt=True,
+                                   lineinfo=False, abi="numba", abi_info=None, debug=None,
+                                   forceinline=False, launch_bounds=None):
+    return compile_ptx(pyfunc, sig, device=device, cc=_current_device_cc(), fastmath=fastmath,
+                       opt=opt, lineinfo=lineinfo, abi=abi, abi_info=abi_info, debug=debug,
+                       forceinline=forceinline, launch_bounds=launch_bounds)
+
+
 def compile_to_library(pyfunc, sig, options, device=True, abi="numba", abi_info=None):
     """Front end + lowering once: ``(CUDACodeLibrary, return_type)``, whose ``get_ptx(cc)`` /
     ``get_ltoir(cc)`` make code for any compute capability (each cached)."""

@@ -4,15 +4,18 @@
 ``compile``, ``compile_ptx`` and ``declare_device`` are the compiler's
 (``numba_cuda.compiler.api``), public through this module so that the target is registered with
 Numba (``numba_cuda.dispatch`` registers on import) before anything is compiled.
-``*_for_current_device`` ask the runtime for the current device's compute capability.
+``*_for_current_device`` are the compiler's too: they take the current device's compute
+capability through the query ``device_cc`` installs.
 """
 
 from numba.core import types
 
-from ..compiler.api import compile, compile_all, compile_ptx, compile_to_library, declare_device  # noqa: F401
+from ..compiler.api import (compile, compile_all, compile_for_current_device,  # noqa: F401
+                            compile_ptx, compile_ptx_for_current_device, compile_to_library,
+                            declare_device)
 from ..compiler.target import NUMBA_INTERNAL_OPTIONS
 from ..launch_dims import normalize_shared_memory_carveout
-from .device_cc import current_device_cc
+from . import device_cc  # noqa: F401 - installs the compiler's current-device query
 from .dispatcher import CUDADispatcher
 
 
@@ -96,29 +99,3 @@ def overload_jit(*args, **kws):
     return jit(*args, **kws)
 
 
-def _current_device_cc():
-    cc = current_device_cc()
-    if cc is None:
-        from ..errors import CudaSupportError
-
-        raise CudaSupportError(
-            "no CUDA device is available to take the compute capability from; pass cc=(major, minor) "
-            "to compile/compile_ptx instead"
-        )
-    return cc
-
-
-def compile_for_current_device(pyfunc, sig, debug=None, lineinfo=False, device=True,
-                               fastmath=False, opt=None, abi="c", abi_info=None, output="ptx",
-                               forceinline=False, launch_bounds=None):
-    return compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath,
-                   cc=_current_device_cc(), opt=opt, abi=abi, abi_info=abi_info, output=output,
-                   forceinline=forceinline, launch_bounds=launch_bounds)
-
-
-def compile_ptx_for_current_device(pyfunc, sig, device=False, fastmath=False, opt=True,
-                                   lineinfo=False, abi="numba", abi_info=None, debug=None,
-                                   forceinline=False, launch_bounds=None):
-    return compile_ptx(pyfunc, sig, device=device, cc=_current_device_cc(), fastmath=fastmath,
-                       opt=opt, lineinfo=lineinfo, abi=abi, abi_info=abi_info, debug=debug,
-                       forceinline=forceinline, launch_bounds=launch_bounds)
