@@ -78,6 +78,8 @@ PATHS = {
     "numba_cuda._compat": "numba_cuda.runtime.cuda_core_version",
     # Numba's/NVIDIA's toolkit-path queries (get_cuda_paths, _get_libdevice_path_decision ...).
     "numba_cuda.cuda_paths": "numba_cuda.toolkit.cuda_paths",
+    # Numba's/NVIDIA's array-view model (Array.from_desc, extents), on both targets.
+    "numba_cuda.cudadrv.dummyarray": "numba_cuda.runtime.array_views",
 }
 
 #: Names a module of an aliased package gains when it is reached through the alias

@@ -42,6 +42,7 @@ SAME_MODULE = {
     "numba.cuda.deviceufunc": "numba_cuda.ufuncs.schedule",
     "numba.cuda._compat": "numba_cuda.runtime.cuda_core_version",
     "numba.cuda.cuda_paths": "numba_cuda.toolkit.cuda_paths",
+    "numba.cuda.cudadrv.dummyarray": "numba_cuda.runtime.array_views",
 }
 
 # alias path -> (simulator module, GPU-target module) it must be
