@@ -159,6 +159,8 @@ SURFACE = {
     "Stream": "numba_cuda.runtime.streams",
     "Event": "numba_cuda.runtime.streams",
     "auto_device": "numba_cuda.cudadrv.devicearray",
+    # NVIDIA's: Numba's configured default cc (NUMBA_CUDA_DEFAULT_PTX_CC, else Numba's 5.0)
+    "config_default_cc": "numba_cuda.compiler.capability",
     "is_supported_version": _RUNTIME,
     "cuda_error": _RUNTIME,
     # Numba's numba.cuda has these cudadrv modules as attributes (cuda.devicearray.DeviceNDArray)

@@ -12,11 +12,12 @@ accepted and ignored, as Numba's CUDA target does (``forceinline=True`` is ``inl
 
 from dataclasses import dataclass, fields
 
-from .launch_dims import normalize_launch_bounds
+from .launch_dims import normalize_launch_bounds, normalize_shared_memory_carveout
 
 #: The options of ``cuda.jit``.
 JIT_OPTION_NAMES = ("device", "inline", "link", "debug", "opt", "lineinfo", "fastmath",
-                    "max_registers", "cache", "boundscheck", "lto", "extensions", "launch_bounds")
+                    "max_registers", "cache", "boundscheck", "lto", "extensions", "launch_bounds",
+                    "shared_memory_carveout")
 
 #: Options Numba's machinery passes to a target's ``jit`` (``@overload``, ``numba.jit``-style
 #: decorators), accepted and ignored.
@@ -77,6 +78,9 @@ class JitOptions:
     lto: bool = False
     extensions: tuple = ()
     launch_bounds: object = None
+    #: the preferred shared-memory carveout (percent; -1: the driver's default) set on the kernel
+    #: where it is loaded, or None (the driver's choice)
+    shared_memory_carveout: object = None
 
     @classmethod
     def parse(cls, options, api="@cuda.jit"):
@@ -101,8 +105,13 @@ class JitOptions:
         cache = options.get("cache", False)
         if not isinstance(cache, int) and type(cache).__name__ != "bool_":
             raise ValueError(f"cache must be True or False, not {cache!r}")
+        device = bool(options.get("device", False))
+        carveout = normalize_shared_memory_carveout(options.get("shared_memory_carveout"))
+        if carveout is not None and device:
+            raise ValueError("shared_memory_carveout applies to kernels: a device function "
+                             "(device=True) runs with the carveout of the kernel that calls it")
         return cls(
-            device=bool(options.get("device", False)), inline=inline, link=link, debug=debug,
+            device=device, inline=inline, link=link, debug=debug,
             opt=switch("opt", options.get("opt"), none=True),
             lineinfo=switch("lineinfo", options.get("lineinfo", False)),
             fastmath=options.get("fastmath", False),
@@ -110,7 +119,8 @@ class JitOptions:
             cache=bool(cache), boundscheck=switch("boundscheck", options.get("boundscheck"), none=True),
             lto=switch("lto", options.get("lto", False)),
             extensions=tuple(options.get("extensions") or ()),
-            launch_bounds=normalize_launch_bounds(options.get("launch_bounds")))
+            launch_bounds=normalize_launch_bounds(options.get("launch_bounds")),
+            shared_memory_carveout=carveout)
 
     def compile_fields(self):
         """``{name: value}`` of the options that change generated code (``CompileOptions``)."""

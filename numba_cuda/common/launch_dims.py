@@ -8,6 +8,10 @@ object (``.x``, ``.y``, ``.z``) into ``(x, y, z)``.  Integers are anything with 
 ``LaunchConfigTypeError`` (also a ``TypeError``): the classes Numba raises, with the words
 Numba's tests look for ("must be a sequence of 1, 2 or 3 integers", "must be a sequence of
 integers").  Device limits are each target's own check.
+
+Also the kernel options both targets check alike: ``launch_bounds=``
+(:func:`normalize_launch_bounds`) and ``shared_memory_carveout=``
+(:func:`normalize_shared_memory_carveout`).
 """
 
 import numbers
@@ -99,3 +103,33 @@ def check_launch_bounds(launch_bounds, block):
             raise LaunchConfigError(
                 f"blockdim {tuple(block)} has {threads} threads per block, over the kernel's "
                 f"launch_bounds of {launch_bounds[0]} threads per block")
+
+
+#: ``shared_memory_carveout=`` names and the percentages they stand for (case-insensitive):
+#: the driver's default split, the most L1 cache (0 % shared), the most shared memory (100 %).
+CARVEOUT_NAMES = {"default": -1, "maxl1": 0, "maxshared": 100}
+
+
+def normalize_shared_memory_carveout(value):
+    """``shared_memory_carveout=`` as the percentage the driver takes (-1: its default), or None.
+
+    ``value``: an int from -1 to 100 (the percentage of the L1/shared memory to use as shared
+    memory; -1 the driver's default) or ``"default"``, ``"MaxL1"`` (0), ``"MaxShared"`` (100),
+    in any case.  A preference: the driver rounds it to a split the device supports.
+    """
+    if value is None:
+        return None
+    if isinstance(value, str):
+        percent = CARVEOUT_NAMES.get(value.lower())
+        if percent is None:
+            raise ValueError(f"Invalid carveout value: {value!r}; shared_memory_carveout must "
+                             f"be -1 to 100 or one of 'default', 'MaxL1', 'MaxShared'")
+        return percent
+    if isinstance(value, bool) or not isinstance(value, int) and not hasattr(value, "__index__"):
+        raise TypeError(f"shared_memory_carveout must be an int (-1 to 100) or one of "
+                        f"'default', 'MaxL1', 'MaxShared', not {type(value).__name__}")
+    percent = operator.index(value)
+    if not -1 <= percent <= 100:
+        raise ValueError(f"Carveout must be between -1 and 100 (a percentage, -1 for the "
+                         f"driver's default), got {percent}")
+    return percent

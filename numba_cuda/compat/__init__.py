@@ -83,8 +83,22 @@ class CompatFinder:
             if exc.name == real_name:
                 return None  # "No module named numba_cuda.<path>", as for any missing module
             raise
+        _add_names(real_name, module)
         return importlib.util.spec_from_loader(
             fullname, _SameModuleLoader(module), is_package=hasattr(module, "__path__"))
+
+
+def _add_names(real_name, module):
+    from .table import ADDED_NAMES
+
+    added = ADDED_NAMES.get(real_name)
+    if added is not None:
+        import importlib
+
+        holder = importlib.import_module(added[0])
+        for name in added[1]:
+            if not hasattr(module, name):
+                setattr(module, name, getattr(holder, name))
 
 
 def install(simulator):

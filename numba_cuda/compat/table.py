@@ -71,18 +71,33 @@ ROWS = {
     **{f"numba_cuda.{name}": _both(f"numba_cuda.common.{name}") for name in (
         "args", "array_layout", "cuda_array_interface", "emm", "emm_memory", "error_record",
         "launch_dims", "pickling", "unsupported")},
+    # ---- NVIDIA's modules with no file of their own here (the same on both targets) ----
+    "numba_cuda.deviceufunc": _both("numba_cuda.ufuncs.schedule"),  # GUFuncEngine ...
+    "numba_cuda._compat": _both("numba_cuda.runtime.cuda_core_version"),  # CUDA_CORE_GE_1_0 ...
+    "numba_cuda.cuda_paths": _both("numba_cuda.toolkit.cuda_paths"),  # get_cuda_paths ...
     # ---- Numba's cudadrv package, on each target ----
     "numba_cuda.cudadrv": (f"{_GPU_SIDE}.cudadrv", f"{_SIM_SIDE}.cudadrv"),
     "numba_cuda.cudadrv.drvapi": _both(f"{_GPU_SIDE}.driver_ctypes"),
     "numba_cuda.cudadrv.enums": _both(f"{_GPU_SIDE}.driver_enums"),
     "numba_cuda.cudadrv.nvrtc": _both("numba_cuda.linking.nvrtc"),
     "numba_cuda.cudadrv.linkable_code": _both("numba_cuda.linking.linkable"),
+    "numba_cuda.cudadrv.dummyarray": _both("numba_cuda.runtime.array_views"),  # Array.from_desc
     # ---- the simulator's cudadrv package of Numba's and NVIDIA's simulators ----
     "numba_cuda.simulator.cudadrv": _both(f"{_SIM_SIDE}.cudadrv"),
     "numba_cuda.simulator.cudadrv.drvapi": _both(f"{_GPU_SIDE}.driver_ctypes"),
     "numba_cuda.simulator.cudadrv.enums": _both(f"{_GPU_SIDE}.driver_enums"),
     "numba_cuda.simulator.cudadrv.nvrtc": _both("numba_cuda.linking.nvrtc"),
     "numba_cuda.simulator.cudadrv.linkable_code": _both("numba_cuda.linking.linkable"),
+    "numba_cuda.simulator.cudadrv.dummyarray": _both("numba_cuda.runtime.array_views"),
+}
+
+
+#: Names a row's target module gains when it is imported through the row (``target module ->
+#: (module holding them, names)``): NVIDIA's numba-cuda keeps CUDA's calling conventions in its
+#: copy of ``numba.core.callconv``, so ``numba.cuda.core.callconv`` (the very module
+#: ``numba.core.callconv``) offers ``CUDACallConv`` and ``CUDACABICallConv`` too.
+ADDED_NAMES = {
+    "numba.core.callconv": ("numba_cuda.compiler.callconv", ("CUDACallConv", "CUDACABICallConv")),
 }
 
 

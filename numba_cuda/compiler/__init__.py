@@ -29,9 +29,12 @@ Nothing here is imported by ``import numba.cuda``.
 
 #: ``from numba.cuda.compiler import compile_ptx`` (Numba's and NVIDIA's path for these entry
 #: points) resolves them from ``api`` on first use, keeping this package's import free.
-#: (``compile_for_current_device`` & co. need the current device: they are ``cuda.*`` names of
-#: the dispatch layer, which this pure stage does not import.)
-_ENTRY_POINTS = ("compile", "compile_ptx", "declare_device")
+_ENTRY_POINTS = ("compile", "compile_ptx", "declare_device", "compile_all")
+
+#: NVIDIA's numba.cuda.compiler also offers these; they need the current device, which this
+#: pure stage knows nothing of, so the names are the public API's (``numba.cuda.X``, made by the
+#: dispatch layer), reached through the package's public face when first asked for.
+_DEVICE_ENTRY_POINTS = ("compile_for_current_device", "compile_ptx_for_current_device")
 
 
 def __getattr__(name):
@@ -39,8 +42,20 @@ def __getattr__(name):
         from . import api
 
         return getattr(api, name)
-    if name == "run_frontend":  # NVIDIA's numba.cuda.compiler re-exports Numba's front end
-        from numba.core.compiler import run_frontend
+    if name in _DEVICE_ENTRY_POINTS:
+        import numba_cuda
 
-        return run_frontend
+        return getattr(numba_cuda, name)
+    if name == "ExternFunction":  # NVIDIA's name for the class of what declare_device returns
+        from .external import ExternalDeviceFunction
+
+        return ExternalDeviceFunction
+    if name in ("run_frontend", "CompilerBase"):  # NVIDIA's re-exports of Numba's front end
+        from numba.core import compiler
+
+        return getattr(compiler, name)
+    if name == "PassManager":
+        from numba.core.compiler_machinery import PassManager
+
+        return PassManager
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

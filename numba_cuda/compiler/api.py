@@ -144,10 +144,19 @@ def compile_ptx(pyfunc, sig, device=False, cc=None, fastmath=False, opt=True, li
                    forceinline=forceinline, launch_bounds=launch_bounds)
 
 
-def declare_device(name, sig, link=None):
-    """Declare an external device function ``name`` (Numba ABI: ``int name(ret*, args...)``)
-    with signature ``sig``, optionally with files to link; returns an object callable in kernels."""
-    from .external import ExternalDeviceFunction
+def declare_device(name, sig, link=None, use_cooperative=False, abi="numba"):
+    """Declare an external device function ``name`` with signature ``sig``, optionally with
+    files to link; returns an object callable in kernels (an :class:`.external.ExternalDeviceFunction`).
+
+    ``abi="numba"`` (default): Numba's device ABI, ``int name(ret*, args...)`` (0 for success);
+    ``abi="c"``: the C ABI, ``ret name(args...)``.  ``use_cooperative=True``: the function
+    synchronises the grid, so kernels that call it are launched cooperatively.
+    """
+    from .external import ABIS, ExternalDeviceFunction
+
+    if abi not in ABIS:
+        raise NotImplementedError(f"Unsupported ABI: {abi!r} (declare_device's abi must be "
+                                  f"'numba' or 'c')")
 
     args, return_type = sigutils.normalize_signature(sig)
     if return_type is None:
@@ -163,9 +172,10 @@ def declare_device(name, sig, link=None):
                 "device code cannot pass; declared device functions take and return numbers, "
                 "booleans, arrays, pointers (voidptr, CPointer(...)), records, vector types and "
                 "tuples of them")
-    if isinstance(link, str):
-        link = [link]
-    return ExternalDeviceFunction(name, return_type, tuple(args), list(link or ()))
+    if link is not None and not isinstance(link, (list, tuple, set)):
+        link = [link]  # one path or one LinkableCode
+    return ExternalDeviceFunction(name, return_type, tuple(args), list(link or ()),
+                                  use_cooperative=use_cooperative, abi=abi)
 
 
 #: Types that exist only on the host: Python objects, and what Numba allocates through its

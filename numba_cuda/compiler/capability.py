@@ -139,6 +139,19 @@ def check_cc(cc):
 _NUMBA_DEFAULT_PTX_CC = (5, 0)
 
 
+def __getattr__(name):
+    # ``numba.cuda.config_default_cc`` (NVIDIA's name): Numba's configured default cc,
+    # ``numba.config.CUDA_DEFAULT_PTX_CC`` (NUMBA_CUDA_DEFAULT_PTX_CC, else Numba's 5.0), read
+    # when first asked for.  Not necessarily what compile_ptx uses: see default_ptx_cc().
+    if name == "config_default_cc":
+        from numba.core import config
+
+        value = tuple(getattr(config, "CUDA_DEFAULT_PTX_CC", _NUMBA_DEFAULT_PTX_CC))
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def default_ptx_cc():
     """The cc of ``compile``/``compile_ptx`` without ``cc``: ``NUMBA_CUDA_DEFAULT_PTX_CC`` when set
     (in the environment or ``numba.config``), else the lowest cc the installed libNVVM accepts."""

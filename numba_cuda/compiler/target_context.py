@@ -16,49 +16,12 @@ from llvmlite import ir
 
 from numba.core import errors, itanium_mangler, types
 from numba.core.base import BaseContext
-from numba.core.callconv import MinimalCallConv
 
 from . import nvvmir
+from .callconv import CUDACallConv  # noqa: F401 - its home was here
 
 #: (type text, "size"|"alignment") -> bytes, for the one NVVM data layout every context uses.
 _LAYOUT_CACHE = {}
-
-
-class CUDACallConv(MinimalCallConv):
-    """``i32 status f(ret*, args...)``; exceptions become status codes with process-wide unique
-    ids, recorded per code library; kernels ignore them, or report them on the host when
-    compiled with ``debug=True``/``boundscheck=True`` (see ``device_errors``)."""
-
-    def _make_call_helper(self, builder):
-        from .device_errors import CUDACallHelper
-
-        try:
-            library = self.context.active_code_library
-        except IndexError:
-            library = None
-        return CUDACallHelper(library)
-
-    def return_user_exc(self, builder, exc, exc_args=None, loc=None, func_name=None):
-        if loc is None:
-            # Numba's bounds checks give no location: use the line being lowered.
-            helper = self._get_call_helper(builder)
-            locinfo = helper.current_locinfo(func_name)
-            if locinfo is not None:
-                if exc is not None and not issubclass(exc, BaseException):
-                    raise TypeError(f"exc should be None or an exception class, got {exc!r}")
-                exc_id = helper._add_exception(exc, exc_args, locinfo)
-                self._return_errcode_raw(builder, ir.Constant(ir.IntType(32), exc_id))
-                return
-        super().return_user_exc(builder, exc, exc_args, loc=loc, func_name=func_name)
-
-    def return_dynamic_user_exc(self, builder, exc, exc_args, nb_types, loc=None, func_name=None):
-        """``raise E(value)`` with run-time values: the values stay on the device; the report
-        names their types."""
-        from .device_errors import runtime_value_placeholder
-
-        static = tuple(arg if ty is None else runtime_value_placeholder(ty)
-                       for arg, ty in zip(exc_args, nb_types))
-        self.return_user_exc(builder, exc, static, loc=loc, func_name=func_name)
 
 
 class CUDATargetContext(BaseContext):

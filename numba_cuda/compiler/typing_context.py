@@ -35,8 +35,10 @@ COMPILER_FAMILIES = ("numba_cuda.lang.indexing", "numba_cuda.compiler.external",
 #: templates), a reduction (``np.sum``, ``a.max()``; ~15 ms of overload templates).
 _UFUNC_FAMILY = "numba_cuda.lang.numpy_ufuncs"
 _REDUCTIONS_FAMILY = "numba_cuda.lang.numpy_reductions"
+#: cffi's ``ffi.from_buffer`` waits for ``cffi`` itself (a kernel naming an ``ffi`` imported it).
 DEFERRED_FAMILIES = {"numba_cuda.lang.libdevice_calls": "numba_cuda.lang.libdevice_stubs",
-                     _UFUNC_FAMILY: _UFUNC_FAMILY, _REDUCTIONS_FAMILY: _REDUCTIONS_FAMILY}
+                     _UFUNC_FAMILY: _UFUNC_FAMILY, _REDUCTIONS_FAMILY: _REDUCTIONS_FAMILY,
+                     "numba_cuda.lang.cffi_buffers": "cffi"}
 _pending_triggers = set(DEFERRED_FAMILIES.values())
 _NUMPY_UFUNC = np.ufunc
 

@@ -4,7 +4,8 @@
 ``compile``, ``compile_ptx`` and ``declare_device`` are the compiler's
 (``numba_cuda.compiler.api``), public through this module so that the target is registered with
 Numba (``numba_cuda.dispatch`` registers on import) before anything is compiled.
-``*_for_current_device`` ask the runtime for the current device's compute capability.
+``*_for_current_device`` are those with the current device's compute capability (this layer
+knows devices; the compiler does not).
 """
 
 from numba.core import types
@@ -26,7 +27,7 @@ _JIT_OPTIONS = JIT_OPTION_NAMES
 
 def jit(func_or_sig=None, *, device=False, inline="never", link=(), debug=None, opt=None,
         lineinfo=False, cache=False, fastmath=False, max_registers=None, boundscheck=None,
-        lto=False, extensions=None, launch_bounds=None, **kws):
+        lto=False, extensions=None, launch_bounds=None, shared_memory_carveout=None, **kws):
     """Compile a Python function for the GPU, lazily (per argument types at launch) or eagerly
     for one or several signatures.
 
@@ -48,7 +49,8 @@ def jit(func_or_sig=None, *, device=False, inline="never", link=(), debug=None, 
     options = JitOptions.parse(dict(
         kws, device=device, inline=inline, link=link, debug=debug, opt=opt, lineinfo=lineinfo,
         fastmath=fastmath, max_registers=max_registers, cache=cache, boundscheck=boundscheck,
-        lto=lto, extensions=extensions, launch_bounds=launch_bounds))
+        lto=lto, extensions=extensions, launch_bounds=launch_bounds,
+        shared_memory_carveout=shared_memory_carveout))
 
     def decorate(func, sigs=None):
         if isinstance(func, CUDADispatcher):

@@ -281,6 +281,9 @@ class CUDADispatcher(Dispatcher):
         self.extensions = list(targetoptions.extensions)
         cache = targetoptions.cache
         self.options = CompileOptions.from_user(**targetoptions.compile_fields())
+        #: the preferred shared-memory carveout (percent; -1: the driver's default) set on the
+        #: kernel where it is loaded, or None (the driver's choice)
+        self.shared_memory_carveout = targetoptions.shared_memory_carveout
         super().__init__(py_func, targetoptions={"nopython": True}, pipeline_class=CUDACompiler)
         if cache:
             # the on-disk cache machinery (hashing, index files) is imported only when asked for
@@ -473,12 +476,18 @@ class CUDADispatcher(Dispatcher):
 
             value = as_cuda_array(value)
             return value, typeof(value, Purpose.argument)
+        from ..runtime.interop import cuda_core_kind, from_cuda_core
+
+        if cuda_core_kind(value) is not None:  # a Buffer: 1-d uint8; a StridedMemoryView
+            value = from_cuda_core(value)
+            return value, typeof(value, Purpose.argument)
         if argument_problem(value) is not None:
             raise argument_error(self.py_func.__qualname__, index, value)
         raise KernelArgumentError(
             f"kernel {self.py_func.__qualname__}: cannot pass an argument of type "
             f"{type(value).__name__} to a CUDA kernel (supported: numbers, booleans, tuples, NumPy "
-            "and device arrays, objects with __cuda_array_interface__)"
+            "and device arrays, objects with __cuda_array_interface__, cuda.core Buffer and "
+            "StridedMemoryView)"
         )
 
     def kernel_for(self, argtypes):
@@ -602,13 +611,20 @@ class CUDADispatcher(Dispatcher):
         context = _current_context()
 
         image = kernel.image(tuple(context.device.compute_capability))
-        loaded = _load_kernel(image, context)
+        loaded = self._carved(_load_kernel(image, context))
         if key is not None and not self._launch_config_sensitive:  # (it may be marked now)
             # (the arguments as given are the first of the bound ones)
             binder = None if args is given else self._binder
             self._launch_plans.setdefault(context, {})[key] = _LaunchPlan(image, binder,
                                                                           tuple(argtypes))
         return loaded.launch(griddim, blockdim, stream, sharedmem, tuple(prepared))
+
+    def _carved(self, loaded):
+        """``loaded`` with this kernel's ``shared_memory_carveout`` set on it (once)."""
+        carveout = self.shared_memory_carveout
+        if carveout is not None and loaded.shared_memory_carveout != carveout:
+            loaded.set_shared_memory_carveout(carveout)
+        return loaded
 
     def _launch_with_extensions(self, args, griddim, blockdim, stream, sharedmem):
         """Numba's extension protocol: each argument's ``(type, value)`` passes through every
@@ -623,7 +639,8 @@ class CUDADispatcher(Dispatcher):
             prepared.append(value)
         kernel = self.kernel_for([self.typeof_argument(v)[1] for v in prepared])
         context = _current_context()
-        loaded = _load_kernel(kernel.image(tuple(context.device.compute_capability)), context)
+        loaded = self._carved(
+            _load_kernel(kernel.image(tuple(context.device.compute_capability)), context))
         state = loaded.launch(griddim, blockdim, stream, sharedmem, tuple(prepared))
         for writeback in retr:
             writeback()
@@ -652,7 +669,8 @@ class CUDADispatcher(Dispatcher):
                 "debug": o.debug, "lineinfo": o.lineinfo,
                 "fastmath": o.fastmath, "opt": o.opt, "inline": o.inline,
                 "max_registers": o.max_registers, "boundscheck": o.boundscheck, "lto": o.lto,
-                "extensions": list(self.extensions), "launch_bounds": o.launch_bounds}
+                "extensions": list(self.extensions), "launch_bounds": o.launch_bounds,
+                "shared_memory_carveout": self.shared_memory_carveout}
 
     # ---- inspection -------------------------------------------------------------------
     def _select(self, signature):

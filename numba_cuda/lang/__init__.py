@@ -32,4 +32,5 @@ FAMILY_MODULES = (
     "numba_cuda.lang.literal_unroll",
     "numba_cuda.lang.numpy_ufuncs",
     "numba_cuda.lang.numpy_reductions",
+    "numba_cuda.lang.cffi_buffers",
 )

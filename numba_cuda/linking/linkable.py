@@ -68,7 +68,7 @@ class LinkableCode:
 
     @property
     def code(self):
-        """The bytes (the name of ``cuda.core``'s ``ObjectCode.code``)."""
+        """The bytes (cuda.core's ``ObjectCode.code`` spelling of :attr:`data`)."""
         return self.data
 
     @property

@@ -58,17 +58,30 @@ def nvrtc_version():
 
 
 def _arch_option(cc, output):
-    major, minor = cc
+    major, minor, *suffix = cc
     prefix = "sm" if output == "cubin" else "compute"
-    return f"-arch={prefix}_{major}{minor}"
+    return f"-arch={prefix}_{major}{minor}{''.join(suffix)}"
+
+
+#: Architecture-suffix letters NVRTC accepts after ``sm_XY``/``compute_XY``: "a"
+#: (architecture-specific features) and "f" (family-specific features).
+ARCH_SUFFIXES = ("", "a", "f")
 
 
 def _validate_cc(cc):
+    """``(major, minor)``, or ``(major, minor, suffix)`` with a suffix of :data:`ARCH_SUFFIXES`."""
     try:
-        major, minor = (int(x) for x in cc)
+        if len(cc) == 3 and isinstance(cc[2], str):
+            major, minor, suffix = int(cc[0]), int(cc[1]), cc[2]
+        else:
+            (major, minor), suffix = (int(x) for x in cc), ""
     except (TypeError, ValueError):
-        raise ValueError(f"cc must be a (major, minor) tuple such as (9, 0), not {cc!r}") from None
-    return (major, minor)
+        raise ValueError(f"cc must be a (major, minor) tuple such as (9, 0), or (major, minor, "
+                         f"suffix) such as (9, 0, 'a'), not {cc!r}") from None
+    if suffix not in ARCH_SUFFIXES:
+        raise ValueError(f"cc {cc!r}: the architecture suffix must be 'a' or 'f' (or absent), "
+                         f"not {suffix!r}")
+    return (major, minor, suffix) if suffix else (major, minor)
 
 
 def user_include_path():
@@ -210,3 +223,25 @@ def _log(nvrtc, prog):
 def _renamed(name, suffix):
     base = name[:-3] if name.endswith(".cu") else name
     return base + suffix
+
+
+def compile(src, name, cc, ltoir=False, lineinfo=False, debug=False):  # noqa: A001 - NVIDIA's name
+    """``(code, log)``: NVIDIA's ``numba.cuda.cudadrv.nvrtc.compile``, over :func:`compile_source`.
+
+    Compiles CUDA C/C++ ``src`` (text or bytes; ``name`` is its file name in messages) for
+    ``cc`` (``(major, minor)`` or ``(major, minor, "a"|"f")``) to PTX, or to LTO-IR when
+    ``ltoir``.  ``code`` is a :class:`~numba_cuda.linking.PTXSource` or
+    :class:`~numba_cuda.linking.LTOIR` (its bytes are ``code.code``, as on cuda.core's
+    ``ObjectCode``); ``log`` is NVRTC's log text ("" when it printed nothing; also issued as
+    an :class:`NvrtcWarning`).  Compile errors raise :class:`numba_cuda.errors.LinkerError`.
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", NvrtcWarning)
+        code = compile_source(src, cc, output="ltoir" if ltoir else "ptx", name=name,
+                              lineinfo=lineinfo, debug=debug)
+    logs = []
+    for w in caught:
+        if issubclass(w.category, NvrtcWarning):
+            logs.append(str(w.message).split("\n", 1)[-1])  # the log, without our heading
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return code, "\n".join(logs)

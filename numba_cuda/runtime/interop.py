@@ -25,6 +25,56 @@ from numba_cuda.runtime.devicearray import (  # noqa: F401 - public here too
 from numba_cuda.runtime.devices import current_context
 from numba_cuda.runtime.memory import DeviceAllocation
 
+#: cuda.core's classes taken as arrays (class name -> kind), recognised by name in cuda.core's
+#: modules: numba-cuda never imports cuda.core (an optional extra: ``numba-cuda[cuda-core]``).
+_CUDA_CORE_ARRAYS = {"Buffer": "buffer", "StridedMemoryView": "view"}
+
+
+def cuda_core_kind(obj):
+    """``"buffer"`` for a ``cuda.core.Buffer`` (or subclass), ``"view"`` for a
+    ``cuda.core.utils.StridedMemoryView``, else None."""
+    for cls in type(obj).__mro__:
+        if (cls.__module__ or "").startswith("cuda.core"):
+            kind = _CUDA_CORE_ARRAYS.get(cls.__name__)
+            if kind is not None:
+                return kind
+    return None
+
+
+def _cuda_core_interface(obj, kind):
+    """The CUDA Array Interface of a cuda.core Buffer (1-d ``uint8``, its ``size`` bytes at its
+    ``handle``, as NVIDIA's numba-cuda types it) or StridedMemoryView (its ``shape``, its
+    ``strides`` -- counts of elements, None when C-contiguous --, ``dtype``, ``ptr`` and
+    ``readonly``)."""
+    import numpy as np
+
+    what = f"cuda.core {type(obj).__name__}"
+    if kind == "buffer":
+        # (not asked whether the GPU reaches it: for a Buffer that is a driver query, and the
+        # GPU reaches what cuda.core allocates for it -- device, pinned, managed memory)
+        return {"shape": (int(obj.size),), "typestr": "|u1", "data": (int(obj.handle), False),
+                "strides": None, "version": 3}
+    if not obj.is_device_accessible:  # a view records where its memory is
+        raise TypeError(f"{what} views host memory the GPU cannot reach (is_device_accessible "
+                        f"is False): copy it to device memory first (cuda.to_device)")
+    if obj.dtype is None:
+        raise TypeError(f"{what} has no dtype: make the view with dtype= to pass it to a kernel")
+    dtype = np.dtype(obj.dtype)
+    strides = None if obj.strides is None else tuple(int(s) * dtype.itemsize for s in obj.strides)
+    return {"shape": tuple(int(n) for n in obj.shape), "typestr": dtype.str,
+            "descr": dtype.descr, "data": (int(obj.ptr), bool(obj.readonly)),
+            "strides": strides, "version": 3}
+
+
+def from_cuda_core(obj):
+    """A zero-copy DeviceNDArray over a cuda.core Buffer or StridedMemoryView (see
+    :func:`_cuda_core_interface`); ``obj`` is kept alive by the array."""
+    kind = cuda_core_kind(obj)
+    if kind is None:
+        raise TypeError(f"{type(obj).__name__} is not a cuda.core Buffer or StridedMemoryView")
+    return from_cuda_array_interface(_cuda_core_interface(obj, kind), owner=obj, sync=False)
+
+
 def is_cuda_array(obj):
     """True for objects exporting the CUDA Array Interface (device arrays, CuPy, PyTorch ...)."""
     return hasattr(obj, "__cuda_array_interface__")
@@ -32,12 +82,15 @@ def is_cuda_array(obj):
 
 def as_cuda_array(obj, sync=True):
     """A zero-copy DeviceNDArray view of ``obj``: a device array, an object exporting the
-    CUDA Array Interface, or a DLPack producer whose data is on a CUDA device."""
+    CUDA Array Interface, a cuda.core Buffer or StridedMemoryView, or a DLPack producer whose
+    data is on a CUDA device."""
     if isinstance(obj, DeviceNDArray):
         return obj
     desc = getattr(obj, "__cuda_array_interface__", None)
     if desc is not None:
         return from_cuda_array_interface(desc, owner=obj, sync=sync)
+    if cuda_core_kind(obj) is not None:
+        return from_cuda_core(obj)
     if hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__"):
         if dlpack.is_cuda_device(obj.__dlpack_device__()):
             return from_dlpack(obj)

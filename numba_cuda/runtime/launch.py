@@ -175,6 +175,8 @@ class LoadedKernel:
     #: kernel_errors.ErrorRecord of a kernel that reports exceptions (debug), else None
     error_record = None
     exceptions = None
+    #: the shared-memory carveout set with set_shared_memory_carveout (None: never set)
+    shared_memory_carveout = None
 
     def __init__(self, image, context):
         """Load ``image`` (a ``KernelImage``) in ``context``."""
@@ -261,6 +263,21 @@ class LoadedKernel:
         self.dynamic_shared_limit = DEFAULT_DYNAMIC_SHARED_LIMIT - self.attributes["shared"]
         self.packer = ArgPacker(image.argtypes)
         self._configs = {}
+
+    def set_shared_memory_carveout(self, carveout):
+        """Prefer ``carveout`` percent of the L1/shared memory as shared memory for this kernel
+        (-1: the driver's default; ``CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT``).  A
+        hint: the driver picks the nearest split the device supports."""
+        if isinstance(carveout, bool) or not isinstance(carveout, int) or not -1 <= carveout <= 100:
+            raise ValueError(f"Carveout must be between -1 and 100 (a percentage, -1 for the "
+                             f"driver's default), got {carveout!r}")
+        drv = cudriver.driver()
+        with self.context.active():
+            cudriver.call(
+                drv.cuFuncSetAttribute, self.function,
+                drv.CUfunction_attribute.CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+                carveout)
+        self.shared_memory_carveout = carveout
 
     def _attr(self, which):
         drv = cudriver.driver()

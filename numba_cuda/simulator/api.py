@@ -100,6 +100,11 @@ from .kernelapi import (  # noqa: F401
     wmma,
 )
 from numba.misc.special import literal_unroll  # noqa: F401
+from numba.core import config as _numba_config
+
+#: NVIDIA's ``numba.cuda.config_default_cc``: Numba's configured default compute capability
+#: (``NUMBA_CUDA_DEFAULT_PTX_CC``, else Numba's 5.0), as on the GPU target.
+config_default_cc = tuple(getattr(_numba_config, "CUDA_DEFAULT_PTX_CC", (5, 0)))
 from ..linking.linkable import (  # noqa: F401  (pure Python: the GPU's classes)
     LTOIR,
     Archive,

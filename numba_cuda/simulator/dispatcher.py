@@ -10,7 +10,8 @@ import numpy as np
 from ..common import pickling
 from ..common.args import ArgHint, ParameterBinder
 from ..common.jit_options import JitOptions
-from ..common.launch_dims import check_launch_bounds, normalize_launch_bounds
+from ..common.launch_dims import (check_launch_bounds, normalize_launch_bounds,
+                                  normalize_shared_memory_carveout)
 from ..errors import CudaError, LaunchConfigError, LaunchConfigTypeError, NotAvailableInSimulator  # noqa: F401
 from ..common.unsupported import (argument_error, argument_problem, check_function,
                                   check_void_return)
@@ -242,6 +243,9 @@ class SimKernel(_SimFunction):
         self._binder = ParameterBinder(pyfunc)
         #: launches with more threads per block are refused, as on the GPU
         self._launch_bounds = normalize_launch_bounds(options.get("launch_bounds"))
+        #: the percentage a GPU would be asked for (checked; nothing to set here)
+        self.shared_memory_carveout = normalize_shared_memory_carveout(
+            options.get("shared_memory_carveout"))
 
     def __repr__(self):
         return f"<simulated CUDA kernel {self.py_func.__qualname__}>"
@@ -491,7 +495,8 @@ def jit(func_or_sig=None, device=False, **options):
             raise not_available(f"cuda.jit({unsupported}=...)")
     # the GPU target's checks of every option (an unknown name, a bad value: the same errors);
     # sim_mode is the simulator's own
-    JitOptions.parse({k: v for k, v in options.items() if k != "sim_mode"})
+    # (shared_memory_carveout too: the simulator has no L1/shared split to set)
+    JitOptions.parse(dict({k: v for k, v in options.items() if k != "sim_mode"}, device=device))
     if options.get("boundscheck"):
         options.pop("boundscheck")  # numpy checks every index in the simulator anyway
 
@@ -518,7 +523,7 @@ def _looks_like_signature(obj):
         type(obj).__name__ in ("Signature",)
 
 
-def declare_device(name, sig, link=None, use_cooperative=False):
+def declare_device(name, sig, link=None, use_cooperative=False, abi="numba"):
     """External device functions cannot run in the simulator."""
     raise not_available(f"cuda.declare_device({name!r}, ...)")
 

@@ -8,6 +8,7 @@ module                      holds
 ``gufunc``                  ``CUDAGUFuncVectorize`` (builder) and ``CUDAGUFunc``
 ``reduction``               ``Reduce`` (``cuda.reduce``): tree reduction in shared memory
 ``loops``                   signatures and choosing one for a call
+``schedule``                a gufunc call's loop and core shapes (``GUFuncEngine``)
 ``kernelsource``            the generated kernels' source
 ``backend``                 GPU runtime or simulator: arrays, copies, launches
 ==========================  =================================================================

@@ -31,6 +31,7 @@ from ..common import pickling
 from . import kernelsource
 from .backend import broadcast_view, current_backend
 from .loops import Loop, Scalar, UfuncTypeError, is_scalar, select_loop
+from .schedule import GUFuncEngine
 from .vectorize import check_options
 
 #: Threads per block of gufunc kernels (each thread runs the whole core function).
@@ -133,6 +134,7 @@ class CUDAGUFunc:
         self.nin = len(core_in)
         self.nout = len(core_out)
         self.nargs = self.nin + self.nout
+        self.engine = GUFuncEngine(self.core_in, self.core_out, name=self.__name__)
         self.loops = tuple(loops)
         self.kinds = tuple(kinds)
         self.backend = backend
@@ -238,19 +240,8 @@ class CUDAGUFunc:
             arrays.append(value)
 
         # core dimensions and the loop shape
-        sizes, outer_shapes = {}, []
-        for k, (value, dims) in enumerate(zip(arrays, self.core_in)):
-            if value.ndim < len(dims):
-                raise ValueError(f"{self.__name__}: input {k} has {value.ndim} dimension(s), "
-                                 f"its core dimensions {dims} need at least {len(dims)}")
-            outer = value.shape[:value.ndim - len(dims)]
-            self._bind(sizes, dims, value.shape[len(outer):], f"input {k}")
-            outer_shapes.append(outer)
-        try:
-            outer = tuple(np.broadcast_shapes(*outer_shapes)) if outer_shapes else ()
-        except ValueError:
-            raise ValueError(f"{self.__name__}: the loop dimensions of the inputs "
-                             f"{outer_shapes} do not broadcast together") from None
+        schedule = self.engine.schedule([value.shape for value in arrays])
+        sizes, outer = dict(schedule.sizes), schedule.loopdims
 
         out_arrays, host_outs = [], []
         for k, (value, dims, dtype) in enumerate(zip(outputs, self.core_out, loop.out_dtypes)):
@@ -275,7 +266,7 @@ class CUDAGUFunc:
             if dev.dtype != dtype:
                 raise UfuncTypeError(f"{self.__name__}: output {k} has dtype {dev.dtype}, the "
                                      f"selected signature {loop!r} writes {dtype}")
-            self._bind(sizes, dims, dev.shape[dev.ndim - len(dims):], f"output {k}")
+            self.engine.bind(sizes, dims, dev.shape[dev.ndim - len(dims):], f"output {k}")
             if tuple(dev.shape[:dev.ndim - len(dims)]) != outer:
                 raise ValueError(f"{self.__name__}: output {k} has loop dimensions "
                                  f"{tuple(dev.shape[:dev.ndim - len(dims)])}, the inputs give "
@@ -299,14 +290,6 @@ class CUDAGUFunc:
                 result = backend.to_host(dev, None, stream)
                 results.append(result[()] if result.ndim == 0 else result)
         return results[0] if self.nout == 1 else tuple(results)
-
-    @staticmethod
-    def _bind(sizes, dims, extents, where):
-        for dim, extent in zip(dims, extents):
-            have = sizes.setdefault(dim, extent)
-            if have != extent:
-                raise ValueError(f"core dimension {dim!r} is {have} elsewhere but {extent} in "
-                                 f"{where}")
 
     def _launch(self, loop, arrays, out_arrays, outer, stream):
         backend = self.backend

@@ -21,6 +21,7 @@ from numba_cuda.compat.table import GPU, ROWS, SIMULATOR
 SAME_MODULE = {
     "numba.cuda.core": "numba.core",
     "numba.cuda.core.config": "numba.core.config",
+    "numba.cuda.core.callconv": "numba.core.callconv",
     "numba.cuda.core.errors": "numba.core.errors",
     "numba.cuda.core.caching": "numba.core.caching",
     "numba.cuda.core.compiler_machinery": "numba.core.compiler_machinery",
@@ -43,6 +44,10 @@ SAME_MODULE = {
     "numba.cuda.descriptor": "numba_cuda.compiler.target",
     "numba.cuda.cudadrv.nvrtc": "numba_cuda.linking.nvrtc",
     "numba.cuda.cudadrv.linkable_code": "numba_cuda.linking.linkable",
+    "numba.cuda.deviceufunc": "numba_cuda.ufuncs.schedule",
+    "numba.cuda._compat": "numba_cuda.runtime.cuda_core_version",
+    "numba.cuda.cuda_paths": "numba_cuda.toolkit.cuda_paths",
+    "numba.cuda.cudadrv.dummyarray": "numba_cuda.runtime.array_views",
 }
 
 # alias path -> (simulator module, GPU-target module) it must be
@@ -124,6 +129,30 @@ CHECKS = {
                                        "fromlist=['x']).SimDeviceFunction, __import__("
                                        "'numba.cuda.simulator.kernel', fromlist=['x'])"
                                        ".FakeCUDAKernel)",
+    "numba.cuda.deviceufunc.GUFuncEngine": "__import__('numba.cuda.deviceufunc', fromlist=['x'])"
+                                           ".GUFuncEngine.from_signature('(n),()->(n)')"
+                                           ".schedule([(3, 4), ()]).pinned == [False, True]",
+    "numba.cuda.core.callconv.CUDACallConv": "__import__('numba.cuda.core.callconv', "
+                                             "fromlist=['x']).CUDACallConv is __import__("
+                                             "'numba_cuda.compiler.target_context', "
+                                             "fromlist=['x']).CUDACallConv and __import__("
+                                             "'numba.cuda.core.callconv', fromlist=['x'])"
+                                             ".CUDACABICallConv.__name__ == 'CUDACABICallConv'",
+    "numba.cuda.compiler front-end names": "__import__('numba.cuda.compiler', fromlist=['x'])"
+                                           ".CompilerBase is numba.core.compiler.CompilerBase",
+    "simulator cudadrv.driver._Linker, nvvm.LibDevice": "(not " + "__import__('os').environ.get("
+                                   "'NUMBA_ENABLE_CUDASIM')) or (__import__("
+                                   "'numba.cuda.cudadrv.driver', fromlist=['x'])._Linker.__name__"
+                                   " == 'Linker' and __import__('numba.cuda.cudadrv.nvvm', "
+                                   "fromlist=['x']).LibDevice.__module__ == "
+                                   "'numba_cuda.compat.simulator.cudadrv.nvvm')",
+    "cudadrv.nvvm.LibDevice and nvvmError": "issubclass(__import__('numba.cuda.cudadrv.nvvm', "
+                                            "fromlist=['x']).nvvmError, Exception) and "
+                                            "callable(__import__('numba.cuda.cudadrv.nvvm', "
+                                            "fromlist=['x']).LibDevice)",
+    "a path alias keeps its module's own spec": "__import__('numba.cuda._compat', fromlist=['x'])"
+                                                ".__spec__.name == "
+                                                "'numba_cuda.runtime.cuda_core_version'",
     "cudadrv submodules as attributes": "cuda.cudadrv.nvrtc is "
                                         "__import__('numba_cuda.linking.nvrtc', fromlist=['x'])",
 }

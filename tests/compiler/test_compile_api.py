@@ -409,3 +409,23 @@ def test_compile_all_returns_the_code_and_the_code_of_the_linked_files(tmp_path)
         cuda.compile_all(f, (int32,), output="cubin")
     with pytest.raises(ValueError, match="forceinline=True needs output='ltoir'"):
         cuda.compile_all(f, (int32,), output="ptx", forceinline=True)
+
+
+def test_for_current_device_from_the_compiler_package_use_the_device_query(cuda):
+    from numba.cuda.compiler import compile_for_current_device, compile_ptx_for_current_device
+
+    from numba_cuda.compiler import capability
+
+    assert compile_ptx_for_current_device is cuda.compile_ptx_for_current_device
+    saved = capability._device_cc_query
+    try:
+        capability.set_device_cc_query(lambda: (8, 6))
+        ptx, _ = compile_ptx_for_current_device(axpy, AXPY_SIG)
+        assert ".target sm_86" in ptx
+        code, _ = compile_for_current_device(add, (int32, int32))
+        assert ".target sm_86" in code
+        capability.set_device_cc_query(lambda: None)
+        with pytest.raises(Exception, match="no CUDA device is available"):
+            compile_ptx_for_current_device(axpy, AXPY_SIG)
+    finally:
+        capability.set_device_cc_query(saved)

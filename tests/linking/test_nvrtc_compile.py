@@ -73,3 +73,24 @@ def test_nvrtc_version_matches_the_toolkit_major():
     from numba_cuda.toolkit import get_toolkit
 
     assert nvrtc_module.nvrtc_version()[0] == get_toolkit().cuda_major
+
+
+def test_nvidias_compile_gives_the_code_and_the_log(cu):
+    from numba.cuda.cudadrv.nvrtc import compile
+
+    ptx, log = compile(cu.addone, "addone.cu", (9, 0))
+    assert ".target sm_90" in ptx.code.decode() and ptx.code == ptx.data
+    assert log == ""
+    ltoir, _ = compile(cu.addone, "addone.cu", (9, 0), ltoir=True)
+    assert detect_kind("x", ltoir.code) == "ltoir"
+    src = 'extern "C" __device__ int w(int* r) { int unused_var_q; *r = 1; return 0; }\n'
+    with pytest.warns(NvrtcWarning):
+        _, log = compile(src, "w.cu", (9, 0))
+    assert "unused_var_q" in log and not log.startswith("NVRTC compiled")
+
+
+def test_an_architecture_suffix_is_passed_to_nvrtc(cu):
+    ptx = compile_source(cu.addone, (9, 0, "a"))
+    assert ".target sm_90a" in ptx.data.decode()
+    with pytest.raises(ValueError, match="suffix must be 'a' or 'f'"):
+        compile_source(cu.addone, (9, 0, "b"))

@@ -1007,6 +1007,11 @@ class FakeDriver:
         def body():
             attrs = self._function(f)[2]
             key = attrib.name.replace("CU_FUNC_ATTRIBUTE_", "")
+            if key == "PREFERRED_SHARED_MEMORY_CARVEOUT":
+                if not -1 <= value <= 100:
+                    raise DriverCallError(R.CUDA_ERROR_INVALID_VALUE)
+                attrs[key] = int(value)
+                return None
             if key != "MAX_DYNAMIC_SHARED_SIZE_BYTES":
                 raise DriverCallError(R.CUDA_ERROR_INVALID_VALUE)
             if value + attrs["SHARED_SIZE_BYTES"] > self.attributes[

@@ -11,7 +11,7 @@ access (``cudadrv.libs.test()`` works after ``from numba.cuda import cudadrv``),
 import importlib as _importlib
 
 _SUBMODULES = ("driver", "devicearray", "runtime", "libs", "nvvm", "error", "devices",
-               "enums", "drvapi", "nvrtc", "linkable_code")
+               "enums", "drvapi", "nvrtc", "linkable_code", "dummyarray")
 
 
 def __getattr__(name):

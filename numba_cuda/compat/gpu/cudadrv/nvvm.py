@@ -70,3 +70,24 @@ def compile_ir(llvmir, arch=None, options=None, **named_options):
     modules = [(f"module{i}", text) for i, text in enumerate(texts)]
     ptx = _compile_ir(modules, arch or _default_arch(), opts)
     return ptx.encode("utf-8") if isinstance(ptx, str) else ptx
+
+
+#: The exception libNVVM failures raise here (NVIDIA's module names ``cuda.bindings``'
+#: ``nvvmError`` so; the compiler raises :class:`numba_cuda.errors.NvvmError`).
+nvvmError = NvvmError  # noqa: N816 - NVIDIA's spelling
+
+
+class LibDevice:
+    """libdevice's bitcode, read once: ``LibDevice().get()`` (also ``.bc``) is its bytes, from
+    the toolkit that discovery chose (a :class:`~numba_cuda.errors.ToolkitError` names the fix
+    when it has none)."""
+
+    _bitcode = None
+
+    def __init__(self):
+        if LibDevice._bitcode is None:
+            LibDevice._bitcode = libdevice_bitcode()
+        self.bc = LibDevice._bitcode
+
+    def get(self):
+        return self.bc

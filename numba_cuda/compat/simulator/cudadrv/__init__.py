@@ -2,7 +2,7 @@
 compatibility modules existing code imports.
 
 ``devicearray``, ``devices``, ``driver``, ``error``, ``libs``, ``nvvm``, ``runtime`` are the
-simulator's; ``enums``, ``drvapi``, ``nvrtc`` and ``linkable_code`` are rows of their own in the
+simulator's; ``enums``, ``drvapi``, ``nvrtc``, ``linkable_code`` and ``dummyarray`` are rows of their own in the
 compat table, the same modules as on the GPU target.
 """
 
@@ -12,7 +12,7 @@ import importlib as _importlib
 # `numba -s` does `from numba.cuda import cudadrv; cudadrv.libs.test()`), through their
 # numba_cuda.simulator.cudadrv.<name> path.
 _SUBMODULES = ("devicearray", "devices", "driver", "error", "libs", "nvvm", "runtime",
-               "enums", "drvapi", "nvrtc", "linkable_code")
+               "enums", "drvapi", "nvrtc", "linkable_code", "dummyarray")
 
 
 def __getattr__(name):

@@ -1,6 +1,6 @@
 """``numba.cuda.cudadrv.driver`` under the simulator: the names code commonly touches."""
 
-from numba_cuda.errors import CudaError, CudaSupportError, DriverError  # noqa: F401
+from numba_cuda.errors import CudaError, CudaSupportError, DriverError, LinkerError  # noqa: F401
 from numba_cuda.simulator.devices import Context, Device, current_context  # noqa: F401
 # the EMM/IPC names, as in numba.cuda
 from numba_cuda.simulator.memory_managers import *  # noqa: F401,F403
@@ -96,6 +96,27 @@ def host_pointer(obj):
 def _have_nvjitlink():
     """The simulator links nothing: NVIDIA's simulator answers False too."""
     return False
+
+
+class Linker:
+    """The driver-level linker (``Linker``/``_Linker`` in Numba and NVIDIA's numba-cuda).
+
+    Importable, so modules that name it load under the simulator; making one raises
+    :class:`~numba_cuda.errors.NotAvailableInSimulator` (the simulator runs Python, it
+    links no device code).
+    """
+
+    def __init__(self, *args, **kwargs):
+        from numba_cuda.simulator.unavailable import not_available
+
+        raise not_available("linking device code (cudadrv.driver.Linker)")
+
+    @classmethod
+    def new(cls, *args, **kwargs):
+        return cls(*args, **kwargs)
+
+
+_Linker = Linker
 
 
 def device_extents(devmem):
