@@ -35,6 +35,10 @@ if USE_SIMULATOR:
     from .simulator import install_module_replacements as _install_sim_modules
 
     _install_sim_modules()
+# numba.cuda.bf16 / numba.cuda.fp16 as modules (the namespaces cuda.bf16 / cuda.fp16 are)
+from ._aliases import install_namespace_modules as _install_namespaces  # noqa: E402
+
+_install_namespaces(USE_SIMULATOR)
 
 
 def _export_table():

@@ -66,3 +66,31 @@ def alias_package(name, target):
         # under the alias name (the aliased package's __path__ is target's folder).
         sys.meta_path.insert(0, PackageAliasFinder(name, target))
     return module
+
+
+#: ``numba_cuda.<name>`` -> (module, attribute) of a namespace object importable as a module
+#: (``import numba.cuda.bf16``), on the GPU target and in the simulator.
+NAMESPACE_MODULES = {
+    "numba_cuda.bf16": (("numba_cuda.lang.stubs", "bf16"), ("numba_cuda.simulator.bfloat16", "bf16")),
+    "numba_cuda.fp16": (("numba_cuda.lang.stubs", "fp16"), ("numba_cuda.simulator.kernelapi", "fp16")),
+}
+
+
+class NamespaceModuleFinder(importlib.abc.MetaPathFinder):
+    """Answers ``import numba_cuda.bf16`` & co. with the namespace object ``cuda.bf16`` is."""
+
+    def __init__(self, simulator):
+        self.simulator = simulator
+
+    def find_spec(self, fullname, path=None, target=None):
+        where = NAMESPACE_MODULES.get(fullname)
+        if where is None:
+            return None
+        modname, attr = where[1 if self.simulator else 0]
+        module = getattr(importlib.import_module(modname), attr)
+        return importlib.util.spec_from_loader(fullname, _SameModuleLoader(module))
+
+
+def install_namespace_modules(simulator):
+    if not any(isinstance(f, NamespaceModuleFinder) for f in sys.meta_path):
+        sys.meta_path.insert(0, NamespaceModuleFinder(simulator))

@@ -37,8 +37,9 @@ from numba.core.extending import register_model
 from numba.core.imputils import Registry as LoweringRegistry
 from numba.core.typing.templates import AbstractTemplate, Registry as TypingRegistry, signature
 
-from . import archselect, stubs
+from . import archselect, half_family, stubs
 from . import libdevice_functions as libdevice
+from .half_family import HalfFamily
 
 typing_registry = TypingRegistry()
 lowering_registry = LoweringRegistry("numba_cuda.lang.bf16")
@@ -49,7 +50,6 @@ _i16 = ir.IntType(16)
 _i32 = ir.IntType(32)
 _f32 = ir.FloatType()
 _f64 = ir.DoubleType()
-_CUDA_TARGET = {"target": "cuda"}
 #: add/sub/mul.rn.bf16, tanh.approx.bf16
 BF16_ARITHMETIC_CC = (9, 0)
 #: fma.rn.bf16, neg/abs.bf16, cvt.rn.bf16.f32
@@ -260,7 +260,7 @@ def _lower_bool(context, builder, sig, args):
     return _bf16_to_bool(context, builder, sig.args[0], types.boolean, args[0])
 
 
-# ---- typing: constructor and operators ---------------------------------------------------
+# ---- typing: constructor, operators and the functions shared with float16 -----------------
 
 
 class _Constructor(AbstractTemplate):
@@ -283,16 +283,6 @@ def _lower_constructor(context, builder, sig, args):
     return context.cast(builder, args[0], sig.args[0], bfloat16)
 
 
-_ARITHMETIC = {
-    operator.add: "add", operator.iadd: "add", operator.sub: "sub", operator.isub: "sub",
-    operator.mul: "mul", operator.imul: "mul", operator.truediv: "div", operator.itruediv: "div",
-}
-_COMPARISONS = {
-    operator.eq: ("ordered", "=="), operator.ne: ("unordered", "!="), operator.lt: ("ordered", "<"),
-    operator.le: ("ordered", "<="), operator.gt: ("ordered", ">"), operator.ge: ("ordered", ">="),
-}
-
-
 def _operand_types(a, b):
     """(computation type) for a binary operation involving a bfloat16, or None."""
     if a != bfloat16 and b != bfloat16:
@@ -307,44 +297,15 @@ def _operand_types(a, b):
     return None
 
 
-def _binary_template(op, comparison):
-    class Bf16Binary(AbstractTemplate):
-        key = op
-        metadata = _CUDA_TARGET
-        prefer_literal = True
-
-        def generic(self, args, kws):
-            if kws or len(args) != 2:
-                return None
-            common = _operand_types(*args)
-            if common is None:
-                return None
-            return signature(types.boolean if comparison else common, common, common)
-
-    typing_registry.register_global(op, types.Function(Bf16Binary))
-
-
-for _op in _ARITHMETIC:
-    _binary_template(_op, comparison=False)
-for _op in _COMPARISONS:
-    _binary_template(_op, comparison=True)
-
-
-def _unary_template(op):
-    class Bf16Unary(AbstractTemplate):
-        key = op
-        metadata = _CUDA_TARGET
-
-        def generic(self, args, kws):
-            if kws or len(args) != 1 or args[0] != bfloat16:
-                return None
-            return signature(bfloat16, bfloat16)
-
-    typing_registry.register_global(op, types.Function(Bf16Unary))
-
-
-for _op in (operator.neg, operator.pos, abs):
-    _unary_template(_op)
+family = HalfFamily(
+    numba_type=bfloat16, namespace=stubs.bf16, typing_registry=typing_registry,
+    lowering_registry=lowering_registry, stays=_operand_types,
+    accepts=lambda t: t == bfloat16 or isinstance(t, types.IntegerLiteral),
+    hint="; convert with cuda.bf16.bfloat16(x)",
+    to_float32=lambda b, v: to_float32(b, v), from_float32=lambda b, v: from_float32(b, v),
+    to_bits=lambda b, v: v, from_bits=lambda b, v: v)
+family.operators()
+family.common_functions()
 
 
 def _lower_arithmetic(kind):
@@ -354,21 +315,10 @@ def _lower_arithmetic(kind):
     return impl
 
 
-for _op, _kind in _ARITHMETIC.items():
+for _op, _kind in half_family.ARITHMETIC_OPERATORS.items():
     lower(_op, Bfloat16Type, Bfloat16Type)(_lower_arithmetic(_kind))
-
-
-def _lower_comparison(kind, predicate):
-    def impl(context, builder, sig, args):
-        a, b = (to_float32(builder, v) for v in args)
-        compare = builder.fcmp_ordered if kind == "ordered" else builder.fcmp_unordered
-        return compare(predicate, a, b)
-
-    return impl
-
-
-for _op, (_kind, _pred) in _COMPARISONS.items():
-    lower(_op, Bfloat16Type, Bfloat16Type)(_lower_comparison(_kind, _pred))
+for _op, _pred in half_family.COMPARISON_OPERATORS.items():
+    lower(_op, Bfloat16Type, Bfloat16Type)(family._lower_comparison(_op is not operator.ne, _pred))
 
 
 @lower(operator.neg, Bfloat16Type)
@@ -386,15 +336,8 @@ def _lower_pos(context, builder, sig, args):
     return args[0]
 
 
-# ---- cuda.bf16 functions -----------------------------------------------------------------
+# ---- cuda.bf16: what bfloat16 computes its own way ----------------------------------------
 
-#: name -> libdevice float32 function
-_VIA_FLOAT32 = {
-    "htrunc": "truncf", "hceil": "ceilf", "hfloor": "floorf", "hrint": "rintf",
-    "hsqrt": "sqrtf", "hrsqrt": "rsqrtf", "hlog": "logf", "hlog2": "log2f", "hlog10": "log10f",
-    "hcos": "cosf", "hsin": "sinf", "htanh": "tanhf", "hexp": "expf", "hexp2": "exp2f",
-    "hexp10": "exp10f",
-}
 _BINARY = {
     "hadd": ("add", None), "hadd_rn": ("add", None), "hadd_sat": ("add", "sat"),
     "hsub": ("sub", None), "hsub_rn": ("sub", None), "hsub_sat": ("sub", "sat"),
@@ -403,54 +346,12 @@ _BINARY = {
 }
 _TERNARY = ("hfma", "hfma_sat", "hfma_relu")
 _UNARY_BITS = ("habs", "hneg")
-_OTHER = ("hrcp", "htanh_approx")
+_VIA_FLOAT32 = half_family.VIA_FLOAT32
 
-#: Every ``cuda.bf16`` function besides the ``bfloat16`` constructor.
-BF16_FUNCTIONS = tuple(_VIA_FLOAT32) + tuple(_BINARY) + _TERNARY + _UNARY_BITS + _OTHER
-
-
-def _check_table():
-    for name in BF16_FUNCTIONS:
-        if not hasattr(stubs.bf16, name):
-            raise AssertionError(f"cuda.bf16.{name} has no stub")
-    for fn in _VIA_FLOAT32.values():
-        if fn not in libdevice.FUNCTIONS:
-            raise AssertionError(f"__nv_{fn} is not a libdevice function")
-
-
-_check_table()
-
-
-def _function_template(name, arity):
-    stub = getattr(stubs.bf16, name)
-    qualname = f"cuda.bf16.{name}"
-
-    class Bf16Function(AbstractTemplate):
-        key = stub
-
-        def generic(self, args, kws):
-            if kws or len(args) != arity:
-                raise errors.TypingError(f"{qualname} takes exactly {arity} positional argument(s)")
-            for arg in args:
-                if arg != bfloat16 and not isinstance(arg, types.IntegerLiteral):
-                    raise errors.TypingError(
-                        f"{qualname} takes bfloat16 values, got {arg}; convert with "
-                        "cuda.bf16.bfloat16(x)")
-            return signature(bfloat16, *([bfloat16] * arity))
-
-    typing_registry.register_global(stub, types.Function(Bf16Function))
-    return stub
-
-
-def _lower_via_float32(function):
-    def impl(context, builder, sig, args):
-        return _via_float32(builder, args, lambda b, x: libdevice.call(b, function, [x]))
-
-    return impl
-
-
-for _name, _function in _VIA_FLOAT32.items():
-    lower(_function_template(_name, 1), Bfloat16Type)(_lower_via_float32(_function))
+#: Every ``cuda.bf16`` function besides the ``bfloat16`` constructor and the conversions
+#: (``numba_cuda.lang.bf16_conversions``).
+BF16_FUNCTIONS = (tuple(_BINARY) + _TERNARY + _UNARY_BITS + ("htanh_approx",)
+                  + half_family.COMMON_FUNCTIONS)
 
 
 def _lower_binary(kind, post):
@@ -462,36 +363,30 @@ def _lower_binary(kind, post):
 
 
 for _name, (_kind, _post) in _BINARY.items():
-    lower(_function_template(_name, 2), Bfloat16Type, Bfloat16Type)(_lower_binary(_kind, _post))
+    lower(family.function(_name, 2), Bfloat16Type, Bfloat16Type)(_lower_binary(_kind, _post))
 
 
-@lower(_function_template("hfma", 3), Bfloat16Type, Bfloat16Type, Bfloat16Type)
+@lower(family.function("hfma", 3), Bfloat16Type, Bfloat16Type, Bfloat16Type)
 def _lower_hfma(context, builder, sig, args):
     return fused_multiply_add(builder, *args)
 
 
-@lower(_function_template("hfma_sat", 3), Bfloat16Type, Bfloat16Type, Bfloat16Type)
+@lower(family.function("hfma_sat", 3), Bfloat16Type, Bfloat16Type, Bfloat16Type)
 def _lower_hfma_sat(context, builder, sig, args):
     return _saturate(builder, fused_multiply_add(builder, *args))
 
 
-@lower(_function_template("hfma_relu", 3), Bfloat16Type, Bfloat16Type, Bfloat16Type)
+@lower(family.function("hfma_relu", 3), Bfloat16Type, Bfloat16Type, Bfloat16Type)
 def _lower_hfma_relu(context, builder, sig, args):
     return fused_multiply_add(builder, *args, relu=True)
 
 
 for _name in _UNARY_BITS:
-    lower(_function_template(_name, 1), Bfloat16Type)(
+    lower(family.function(_name, 1), Bfloat16Type)(
         (lambda kind: lambda context, builder, sig, args: _native_unary(builder, args[0], kind))(_name[1:]))
 
 
-@lower(_function_template("hrcp", 1), Bfloat16Type)
-def _lower_hrcp(context, builder, sig, args):
-    one = ir.Constant(_f32, 1.0)
-    return _via_float32(builder, args, lambda b, x: b.fdiv(one, x))
-
-
-@lower(_function_template("htanh_approx", 1), Bfloat16Type)
+@lower(family.function("htanh_approx", 1), Bfloat16Type)
 def _lower_htanh_approx(context, builder, sig, args):
     (bits,) = args
     return archselect.select_by_arch(

@@ -16,6 +16,7 @@ from . import bitops as _bitops
 from . import collectives as _coll
 from . import kernelmemory as _mem
 from . import wmma as _wmma
+from .halffamily import common_functions
 from .threadstate import WARP_SIZE, state
 
 
@@ -242,24 +243,12 @@ def _h(fn):
     return lambda *args: np.float16(fn(*[np.float16(a) for a in args]))
 
 
-def _hcmp(fn):
-    return lambda a, b: bool(fn(np.float16(a), np.float16(b)))
-
-
 fp16 = _namespace(
     "fp16",
     "Half-precision arithmetic.",
     hadd=_h(operator.add), hsub=_h(operator.sub), hmul=_h(operator.mul),
     hdiv=_h(operator.truediv), hneg=_h(operator.neg), habs=_h(abs),
     hfma=lambda a, b, c: np.float16(np.float32(a) * np.float32(b) + np.float32(c)),
-    hsqrt=_h(np.sqrt), hrsqrt=_h(lambda x: 1 / np.sqrt(np.float32(x))),
-    hrcp=_h(lambda x: 1 / np.float32(x)), hexp=_h(np.exp), hexp2=_h(np.exp2),
-    hexp10=_h(lambda x: np.power(np.float32(10), np.float32(x))),
-    hlog=_h(np.log), hlog2=_h(np.log2), hlog10=_h(np.log10), hsin=_h(np.sin), hcos=_h(np.cos),
-    hceil=_h(np.ceil), hfloor=_h(np.floor), htrunc=_h(np.trunc), hrint=_h(np.rint),
-    hmax=_h(lambda a, b: a if a >= b or np.isnan(b) else b),
-    hmin=_h(lambda a, b: a if a <= b or np.isnan(b) else b),
-    heq=_hcmp(operator.eq), hne=_hcmp(operator.ne), hge=_hcmp(operator.ge),
-    hgt=_hcmp(operator.gt), hle=_hcmp(operator.le), hlt=_hcmp(operator.lt),
+    **common_functions(np.float16),
 )
 
