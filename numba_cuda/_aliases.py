@@ -69,10 +69,12 @@ def alias_package(name, target):
 
 
 #: ``numba_cuda.<name>`` -> (module, attribute) of a namespace object importable as a module
-#: (``import numba.cuda.bf16``), on the GPU target and in the simulator.
+#: (``import numba.cuda.bf16``), on the GPU target and in the simulator (attribute None: the
+#: module itself).
 NAMESPACE_MODULES = {
     "numba_cuda.bf16": (("numba_cuda.lang.stubs", "bf16"), ("numba_cuda.simulator.bfloat16", "bf16")),
     "numba_cuda.fp16": (("numba_cuda.lang.stubs", "fp16"), ("numba_cuda.simulator.kernelapi", "fp16")),
+    "numba_cuda.fp8": (("numba_cuda.lang.fp8", None), ("numba_cuda.simulator.fp8", None)),
 }
 
 
@@ -87,7 +89,9 @@ class NamespaceModuleFinder(importlib.abc.MetaPathFinder):
         if where is None:
             return None
         modname, attr = where[1 if self.simulator else 0]
-        module = getattr(importlib.import_module(modname), attr)
+        module = importlib.import_module(modname)
+        if attr is not None:
+            module = getattr(module, attr)
         return importlib.util.spec_from_loader(fullname, _SameModuleLoader(module))
 
 

@@ -112,7 +112,7 @@ UFUNCS.update({name: "numba_cuda.ufunc_decorators" for name in ("vectorize", "gu
 SUPPORT_QUERIES = {
     "is_float16_supported": "numba_cuda.lang.fp16",
     "is_bfloat16_supported": "numba_cuda.lang.bf16",
-    "is_fp8_supported": "numba_cuda.lang.fp16",
+    "is_fp8_supported": "numba_cuda.lang.fp8",
 }
 
 # ---- Numba's types: ``from numba.cuda import float32, void`` (NVIDIA's numba-cuda) ----

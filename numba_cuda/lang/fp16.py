@@ -75,11 +75,6 @@ def is_float16_supported():
     return True
 
 
-def is_fp8_supported():
-    """False: numba-cuda has no FP8 types (e4m3, e5m2, e8m0) yet, on any compute capability."""
-    return False
-
-
 # ---- data model --------------------------------------------------------------------------
 
 

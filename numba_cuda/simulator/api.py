@@ -157,8 +157,8 @@ def is_bfloat16_supported():
 
 
 def is_fp8_supported():
-    """False, as on the GPU target: numba-cuda has no FP8 types yet."""
-    return False
+    """True, as on the GPU target: the FP8 types and their conversions (numba.cuda.fp8)."""
+    return True
 
 
 def _add_vector_types():

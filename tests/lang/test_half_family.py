@@ -251,7 +251,7 @@ from numba.cuda.bf16 import bfloat16, float32_to_bfloat16_rn, int16_as_bfloat16,
 from numba.cuda.fp16 import htanh, htanh_approx, hisinf
 from numba.cuda.types import bfloat16 as bf_type
 assert bf16 is cuda.bf16 and fp16 is cuda.fp16
-assert cuda.is_fp8_supported() is False
+assert cuda.is_fp8_supported() is True
 print("TYPE", cuda.bfloat16)
 """
 
