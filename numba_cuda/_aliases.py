@@ -75,7 +75,13 @@ NAMESPACE_MODULES = {
     "numba_cuda.bf16": (("numba_cuda.lang.stubs", "bf16"), ("numba_cuda.simulator.bfloat16", "bf16")),
     "numba_cuda.fp16": (("numba_cuda.lang.stubs", "fp16"), ("numba_cuda.simulator.kernelapi", "fp16")),
     "numba_cuda.fp8": (("numba_cuda.lang.fp8", None), ("numba_cuda.simulator.fp8", None)),
+    # NVIDIA's private module of its bf16 bindings (its tests import nv_bfloat16 & co. from it)
+    "numba_cuda._internal": (("numba_cuda._aliases", "_INTERNAL_PACKAGE"),) * 2,
+    "numba_cuda._internal.cuda_bf16": (("numba_cuda.lang.bf16", "peer_internal_module"),
+                                       ("numba_cuda.simulator.bfloat16", "peer_internal_module")),
 }
+_INTERNAL_PACKAGE = importlib.util.module_from_spec(
+    importlib.util.spec_from_loader("numba.cuda._internal", loader=None, is_package=True))
 
 
 class NamespaceModuleFinder(importlib.abc.MetaPathFinder):
@@ -92,7 +98,10 @@ class NamespaceModuleFinder(importlib.abc.MetaPathFinder):
         module = importlib.import_module(modname)
         if attr is not None:
             module = getattr(module, attr)
-        return importlib.util.spec_from_loader(fullname, _SameModuleLoader(module))
+            if callable(module):
+                module = module()
+        return importlib.util.spec_from_loader(fullname, _SameModuleLoader(module),
+                                               is_package=hasattr(module, "__path__"))
 
 
 def install_namespace_modules(simulator):

@@ -29,6 +29,7 @@ with a float64 or an integer variable in float64.  Host arrays of bfloat16 are n
 """
 
 import operator
+import types as _pytypes
 
 from llvmlite import ir
 from numba.core import errors, types
@@ -393,3 +394,19 @@ def _lower_htanh_approx(context, builder, sig, args):
         builder, _i16,
         [(BF16_ARITHMETIC_CC, lambda b: _asm(b, "tanh.approx.bf16 $0, $1;", "=h,h", _i16, [bits]))],
         lambda b: _via_float32(b, args, lambda bb, x: libdevice.call(bb, "tanhf", [x])))
+
+
+_PEER_INTERNAL = []
+
+
+def peer_internal_module():
+    """``numba.cuda._internal.cuda_bf16`` (NVIDIA's private module of its bf16 bindings): the
+    ``cuda.bf16`` functions, with ``nv_bfloat16`` the bfloat16 type."""
+    if not _PEER_INTERNAL:
+        module = _pytypes.ModuleType("numba.cuda._internal.cuda_bf16", peer_internal_module.__doc__)
+        for name, value in vars(stubs.bf16).items():
+            if not name.startswith("_"):
+                setattr(module, name, value)
+        module.nv_bfloat16 = bfloat16
+        _PEER_INTERNAL.append(module)
+    return _PEER_INTERNAL[0]

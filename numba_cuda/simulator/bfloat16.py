@@ -240,3 +240,19 @@ for _name, _fn in _FUNCTIONS.items():
     setattr(bf16, _name, _fn)
 for _cuda_name, _numpy_name in BF16_CONVERSIONS.items():
     setattr(bf16, _numpy_name, _FUNCTIONS[_cuda_name])
+
+
+_PEER_INTERNAL = []
+
+
+def peer_internal_module():
+    """``numba.cuda._internal.cuda_bf16`` (NVIDIA's private module of its bf16 bindings): the
+    ``cuda.bf16`` functions, with ``nv_bfloat16`` the bfloat16 type."""
+    if not _PEER_INTERNAL:
+        module = _pytypes.ModuleType("numba.cuda._internal.cuda_bf16", peer_internal_module.__doc__)
+        for name, value in vars(bf16).items():
+            if not name.startswith("_"):
+                setattr(module, name, value)
+        module.nv_bfloat16 = bfloat16
+        _PEER_INTERNAL.append(module)
+    return _PEER_INTERNAL[0]

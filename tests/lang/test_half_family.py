@@ -177,6 +177,16 @@ def test_simulator_math_on_bfloat16_and_float16_stays_16_bit():
     assert out_h.tolist() == [np.float16(np.tanh(np.float32(0.5))), np.float16(2 ** 0.5)]
 
 
+def test_nv_bfloat16_is_the_type_in_kernels():
+    from numba.cuda._internal.cuda_bf16 import nv_bfloat16
+
+    def k(a):
+        x = nv_bfloat16(a)
+        return isinstance(x, nv_bfloat16) and cuda.bf16.heq(x, cuda.bf16.bfloat16(a))
+
+    assert cuda.compile_ptx(k, (f32,), device=True, cc=(7, 5))[1] == types.boolean
+
+
 def test_math_on_bfloat16_types_as_bfloat16():
     def on_bf16(fn):
         return lambda a: fn(cuda.bf16.bfloat16(a))
@@ -252,6 +262,8 @@ from numba.cuda.fp16 import htanh, htanh_approx, hisinf
 from numba.cuda.types import bfloat16 as bf_type
 assert bf16 is cuda.bf16 and fp16 is cuda.fp16
 assert cuda.is_fp8_supported() is True
+from numba.cuda._internal.cuda_bf16 import nv_bfloat16, htrunc as internal_htrunc
+assert internal_htrunc is bf16.htrunc and nv_bfloat16 is cuda.bfloat16
 print("TYPE", cuda.bfloat16)
 """
 
