@@ -33,6 +33,8 @@ Operators
     Everything computed through float32 is shared with bfloat16 (``numba_cuda.lang.half_family``).
 
 Atomics
+    ``cuda.fp16.atomicAdd(address, val)`` (CUDA's ``atomicAdd(__half *, __half)``): ``address`` a
+    ``CPointer(float16)`` or a float16 array (its first element); returns the old value.
     ``cuda.atomic.add`` / ``cuda.atomic.sub`` on float16 arrays: ``atom.add.noftz.f16`` on sm_70 and
     newer, a compare-and-swap loop on the enclosing 32-bit word below (CUDA 12's sm_5x/6x).  The other
     atomic operations do not take float16 arrays (their TypingError lists what they take).
@@ -188,6 +190,8 @@ FP16_FUNCTIONS = (
     tuple(_FP16_BINARY) + ("hfma",) + _FP16_UNARY_NATIVE + ("htanh_approx",)
     + half_family.COMMON_FUNCTIONS
 )
+#: ``cuda.fp16.atomicAdd(address, val)``: not a value function (it stores), listed apart.
+FP16_ATOMICS = ("atomicAdd",)
 
 
 def _lower_binary(instruction):
@@ -304,3 +308,39 @@ for _opname, _negate in (("add", False), ("sub", True)):
     _stub = _atomic_template(_opname)
     lower(_stub, types.Array, types.intp, types.float16)(_lower_atomic(_negate))
     lower(_stub, types.Array, types.UniTuple, types.float16)(_lower_atomic(_negate))
+
+
+# ---- cuda.fp16.atomicAdd (CUDA's atomicAdd(__half *address, __half val)) ------------------
+
+
+class _AtomicAddTemplate(AbstractTemplate):
+    key = stubs.fp16.atomicAdd
+    metadata = _CUDA_TARGET
+
+    def generic(self, args, kws):
+        if kws or len(args) != 2:
+            raise errors.TypingError("cuda.fp16.atomicAdd(address, val) takes 2 positional arguments")
+        address, val = args
+        pointer = isinstance(address, types.CPointer) and address.dtype == f16
+        array = isinstance(address, types.Array) and address.dtype == f16 and address.mutable
+        if not (pointer or array):
+            raise errors.TypingError(
+                f"cuda.fp16.atomicAdd: address must be a CPointer(float16) or a writable float16 "
+                f"array (its first element), got {address}")
+        atomics._check_operand("cuda.fp16.atomicAdd", "val", val, f16)
+        return signature(f16, address, f16)
+
+
+typing_registry.register_global(stubs.fp16.atomicAdd, types.Function(_AtomicAddTemplate))
+
+
+@lower(stubs.fp16.atomicAdd, types.CPointer, types.float16)
+def _lower_atomic_add_pointer(context, builder, sig, args):
+    return _atomic_add_half(builder, args[0], args[1])
+
+
+@lower(stubs.fp16.atomicAdd, types.Array, types.float16)
+def _lower_atomic_add_array(context, builder, sig, args):
+    ptr = atomics.element_pointer(context, builder, sig.args[0], args[0], types.intp,
+                                  ir.Constant(_i64, 0))
+    return _atomic_add_half(builder, ptr, args[1])

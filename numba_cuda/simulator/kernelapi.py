@@ -250,6 +250,7 @@ fp16 = _namespace(
     hdiv=_h(operator.truediv), hneg=_h(operator.neg), habs=_h(abs),
     hfma=lambda a, b, c: np.float16(np.float32(a) * np.float32(b) + np.float32(c)),
     **common_functions(np.float16),
+    atomicAdd=lambda address, val: _atomics.add(address, (0,) * np.ndim(address), np.float16(val)),
 )
 from .bfloat16 import bf16  # noqa: E402,F401  (a real kernel's cuda.bf16.* map onto these)
 

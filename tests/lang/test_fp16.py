@@ -165,7 +165,9 @@ def test_every_fp16_function_compiles_and_assembles(name, ptx_for, code):
 
 
 def test_fp16_namespace_matches_the_simulator():
-    assert set(fp16_family.FP16_FUNCTIONS) == {n for n in vars(sim.fp16) if not n.startswith("_")}
+    names = set(fp16_family.FP16_FUNCTIONS) | set(fp16_family.FP16_ATOMICS)
+    assert names == {n for n in vars(sim.fp16) if not n.startswith("_")}
+    assert names == {n for n in vars(cuda.fp16) if not n.startswith("_")}
     assert cuda.fp16.__name__ == "numba.cuda.fp16"
 
 
@@ -391,3 +393,43 @@ def test_support_queries_are_public():
 
     assert cuda.is_float16_supported() is True
     assert cuda.is_bfloat16_supported() is True
+
+
+# ---- cuda.fp16.atomicAdd ------------------------------------------------------------------
+
+
+def atomic_add_pointer(p, v):
+    return cuda.fp16.atomicAdd(p, v)
+
+
+def atomic_add_array(a, out):
+    out[cuda.grid(1)] = cuda.fp16.atomicAdd(a[1:], np.float16(0.5))
+
+
+def test_fp16_atomic_add_compiles_to_the_half_atomic(ptx_for, code):
+    for cc, ptx in ptx_for(atomic_add_pointer, (types.CPointer(f16), f16), device=True).items():
+        assert "atom.add.noftz.f16" in code(ptx), cc
+    for cc, ptx in ptx_for(atomic_add_array, (f16[:], f16[:])).items():
+        assert "atom.add.noftz.f16" in code(ptx), cc
+
+
+def test_fp16_atomic_add_refuses_other_addresses():
+    def k(a):
+        cuda.fp16.atomicAdd(a, np.float16(1))  # MARK-ATOMICADD
+
+    expect_typing_error(k, (types.float32[:],), "MARK-ATOMICADD", "CPointer(float16)", cc=(7, 5))
+
+
+def test_simulator_fp16_atomic_add():
+    a = np.array([1, 2, 3], np.float16)
+    out = np.zeros(4, np.float16)
+    sim.jit(atomic_add_array)[1, 4](a, out)
+    assert a.tolist() == [1, 4, 3] and sorted(out.tolist()) == [2, 2.5, 3, 3.5]
+
+
+@pytest.mark.gpu
+def test_gpu_fp16_atomic_add():
+    a = np.array([1, 2, 3], np.float16)
+    out = np.zeros(4, np.float16)
+    cuda.jit(atomic_add_array)[1, 4](a, out)
+    assert a.tolist() == [1, 4, 3] and sorted(out.tolist()) == [2, 2.5, 3, 3.5]
