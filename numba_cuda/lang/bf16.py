@@ -19,6 +19,10 @@ Everything else computes in float32 (exact for bfloat16 inputs) and rounds once 
 the math functions (``hsqrt hrsqrt hexp hexp2 hexp10 hlog hlog2 hlog10 hsin hcos htanh htrunc
 hceil hfloor hrint``); ``htanh_approx`` is ``tanh.approx.bf16`` on sm_90.  ``_rn`` variants are
 the plain operations (which are never contracted).  ``hfma_relu`` clamps negative results to 0.
+What is computed alike for float16 (the math functions and ``math.*`` bindings, ordered and
+unordered comparisons, ``hmax``/``hmin`` and ``_nan``, ``hisnan``/``hisinf``) and the operator
+and function templates come from ``numba_cuda.lang.half_family``; the rounding-mode conversions
+and bit reinterpretations are ``numba_cuda.lang.bf16_conversions``.
 
 Conversions: ``bfloat16(x)`` from any number rounds to nearest-even once (float64 and integers go
 through float32 with round-to-odd, so there is no double rounding up to 2**53); ``float32(b)``,
@@ -319,7 +323,7 @@ def _lower_arithmetic(kind):
 for _op, _kind in half_family.ARITHMETIC_OPERATORS.items():
     lower(_op, Bfloat16Type, Bfloat16Type)(_lower_arithmetic(_kind))
 for _op, _pred in half_family.COMPARISON_OPERATORS.items():
-    lower(_op, Bfloat16Type, Bfloat16Type)(family._lower_comparison(_op is not operator.ne, _pred))
+    lower(_op, Bfloat16Type, Bfloat16Type)(family.lower_comparison(_op is not operator.ne, _pred))
 
 
 @lower(operator.neg, Bfloat16Type)

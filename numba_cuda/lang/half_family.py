@@ -151,14 +151,13 @@ class HalfFamily:
 
         self.typing_registry.register_global(op, types.Function(Unary))
 
-    def function(self, name, arity, result=None, argtype=None):
+    def function(self, name, arity, result=None):
         """Register the template of ``cuda.<namespace>.<name>`` taking ``arity`` arguments of
-        the family type (or ``argtype``) and returning ``result`` (default: the family type);
-        the stub, for ``lower``."""
+        the family type and returning ``result`` (default: the family type); the stub, for
+        ``lower``."""
         stub = getattr(self.namespace, name)
         qualname = f"{self.prefix}.{name}"
         ty, accepts, hint = self.type, self.accepts, self.hint
-        param = argtype or ty
         result = result or ty
 
         class Function(AbstractTemplate):
@@ -170,11 +169,9 @@ class HalfFamily:
                     raise errors.TypingError(
                         f"{qualname} takes exactly {arity} positional argument(s)")
                 for arg in args:
-                    ok = accepts(arg) if argtype is None else isinstance(arg, param.__class__)
-                    if not ok:
-                        raise errors.TypingError(
-                            f"{qualname} takes {param} values, got {arg}" + (hint if argtype is None else ""))
-                return signature(result, *([param] * arity))
+                    if not accepts(arg):
+                        raise errors.TypingError(f"{qualname} takes {ty} values, got {arg}{hint}")
+                return signature(result, *([ty] * arity))
 
         self.typing_registry.register_global(stub, types.Function(Function))
         return stub
@@ -191,7 +188,7 @@ class HalfFamily:
             lambda b, x: b.fdiv(ir.Constant(_f32, 1.0), x)))
         for name, (ordered, predicate) in COMPARISONS.items():
             lower(self.function(name, 2, types.boolean), ty, ty)(
-                self._lower_comparison(ordered, predicate))
+                self.lower_comparison(ordered, predicate))
         for name, (larger, propagate) in EXTREMA.items():
             lower(self.function(name, 2), ty, ty)(self._lower_extremum(larger, propagate))
         lower(self.function("hisnan", 1, types.boolean), ty)(self._lower_isnan)
@@ -216,7 +213,8 @@ class HalfFamily:
 
         return impl
 
-    def _lower_comparison(self, ordered, predicate):
+    def lower_comparison(self, ordered, predicate):
+        """Lowering of a comparison through float32 (``ordered``: false when a NaN is involved)."""
         def impl(context, builder, sig, args):
             a, b = (self.to_float32(builder, v) for v in args)
             compare = builder.fcmp_ordered if ordered else builder.fcmp_unordered
