@@ -191,28 +191,11 @@ def fused_multiply_add(builder, a, b, c, relu=False):
         # the product of two bfloat16 values is exact in float64; the sum is rounded once to
         # float64, then once to bfloat16
         result = from_float64(bld, bld.fadd(bld.fmul(wide[0], wide[1]), wide[2]))
-        return _relu_bits(bld, result) if relu else result
+        return family.relu(bld, result) if relu else result
 
     native = (BF16_FMA_CC, lambda bld: _asm(bld, f"fma.rn{modifier}.bf16 $0, $1, $2, $3;", "=h,h,h,h",
                                             _i16, [a, b, c]))
     return archselect.select_by_arch(builder, _i16, [native], float64)
-
-
-def _relu_bits(builder, bits):
-    value = to_float32(builder, bits)
-    negative = builder.fcmp_ordered("<", value, ir.Constant(_f32, 0.0))
-    is_nan = builder.fcmp_unordered("uno", value, value)
-    out = builder.select(negative, _const16(0), bits)
-    return builder.select(is_nan, _const16(_CANONICAL_NAN), out)
-
-
-def _saturate(builder, bits):
-    """Clamp to [0, 1]; NaN becomes +0."""
-    value = to_float32(builder, bits)
-    above_zero = builder.fcmp_ordered(">", value, ir.Constant(_f32, 0.0))
-    below_one = builder.fcmp_ordered("<", value, ir.Constant(_f32, 1.0))
-    clipped = builder.select(below_one, bits, _const16(_ONE))
-    return builder.select(above_zero, clipped, _const16(0))
 
 
 # ---- casts -------------------------------------------------------------------------------
@@ -308,7 +291,7 @@ family = HalfFamily(
     accepts=lambda t: t == bfloat16 or isinstance(t, types.IntegerLiteral),
     hint="; convert with cuda.bf16.bfloat16(x)",
     to_float32=lambda b, v: to_float32(b, v), from_float32=lambda b, v: from_float32(b, v),
-    to_bits=lambda b, v: v, from_bits=lambda b, v: v)
+    to_bits=lambda b, v: v, from_bits=lambda b, v: v, one_bits=_ONE)
 family.operators()
 family.common_functions()
 
@@ -343,48 +326,19 @@ def _lower_pos(context, builder, sig, args):
 
 # ---- cuda.bf16: what bfloat16 computes its own way ----------------------------------------
 
-_BINARY = {
-    "hadd": ("add", None), "hadd_rn": ("add", None), "hadd_sat": ("add", "sat"),
-    "hsub": ("sub", None), "hsub_rn": ("sub", None), "hsub_sat": ("sub", "sat"),
-    "hmul": ("mul", None), "hmul_rn": ("mul", None), "hmul_sat": ("mul", "sat"),
-    "hdiv": ("div", None),
-}
-_TERNARY = ("hfma", "hfma_sat", "hfma_relu")
+_BINARY = half_family.BINARY_FUNCTIONS
+_TERNARY = half_family.TERNARY_FUNCTIONS
 _UNARY_BITS = ("habs", "hneg")
 _VIA_FLOAT32 = half_family.VIA_FLOAT32
 
 #: Every ``cuda.bf16`` function besides the ``bfloat16`` constructor and the conversions
 #: (``numba_cuda.lang.bf16_conversions``).
-BF16_FUNCTIONS = (tuple(_BINARY) + _TERNARY + _UNARY_BITS + ("htanh_approx",)
+BF16_FUNCTIONS = (half_family.ARITHMETIC_FUNCTIONS + _UNARY_BITS + ("htanh_approx",)
                   + half_family.COMMON_FUNCTIONS)
 
-
-def _lower_binary(kind, post):
-    def impl(context, builder, sig, args):
-        result = arithmetic(builder, kind, *args)
-        return _saturate(builder, result) if post == "sat" else result
-
-    return impl
-
-
-for _name, (_kind, _post) in _BINARY.items():
-    lower(family.function(_name, 2), Bfloat16Type, Bfloat16Type)(_lower_binary(_kind, _post))
-
-
-@lower(family.function("hfma", 3), Bfloat16Type, Bfloat16Type, Bfloat16Type)
-def _lower_hfma(context, builder, sig, args):
-    return fused_multiply_add(builder, *args)
-
-
-@lower(family.function("hfma_sat", 3), Bfloat16Type, Bfloat16Type, Bfloat16Type)
-def _lower_hfma_sat(context, builder, sig, args):
-    return _saturate(builder, fused_multiply_add(builder, *args))
-
-
-@lower(family.function("hfma_relu", 3), Bfloat16Type, Bfloat16Type, Bfloat16Type)
-def _lower_hfma_relu(context, builder, sig, args):
-    return fused_multiply_add(builder, *args, relu=True)
-
+family.arithmetic_functions(
+    arithmetic, fused_multiply_add,
+    fma_relu=lambda builder, a, b, c: fused_multiply_add(builder, a, b, c, relu=True))
 
 for _name in _UNARY_BITS:
     lower(family.function(_name, 1), Bfloat16Type)(

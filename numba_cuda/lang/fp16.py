@@ -127,7 +127,7 @@ family = HalfFamily(
     accepts=lambda t: isinstance(t, (types.Number, types.Boolean)), hint="",
     to_float32=_widen, from_float32=_narrow,
     to_bits=lambda b, v: b.bitcast(v, _i16), from_bits=lambda b, v: b.bitcast(v, _half),
-    fastmath=True)
+    one_bits=0x3C00, fastmath=True)
 family.operators()
 # math.sin ... on float16 are numba_cuda.lang.mathfuncs'; these two are not there
 family.common_functions(math_functions=(math.tanh, math.exp2))
@@ -177,8 +177,9 @@ def _lower_abs(context, builder, sig, args):
 
 # ---- cuda.fp16: what float16 computes its own way -------------------------------------------
 
-#: name -> LLVM binary instruction (IRBuilder method)
-_FP16_BINARY = {"hadd": "fadd", "hsub": "fsub", "hmul": "fmul", "hdiv": "fdiv"}
+#: operation -> LLVM binary instruction (IRBuilder method)
+_INSTRUCTIONS = {"add": "fadd", "sub": "fsub", "mul": "fmul", "div": "fdiv"}
+_FP16_BINARY = half_family.BINARY_FUNCTIONS
 _FP16_UNARY_NATIVE = ("hneg", "habs")
 _FP16_VIA_FLOAT32 = half_family.VIA_FLOAT32
 _FP16_COMPARISONS = half_family.COMPARISONS
@@ -187,29 +188,20 @@ HALF_TANH_APPROX_CC = (7, 5)
 
 #: Every ``cuda.fp16`` function, for the stub namespace and the tests.
 FP16_FUNCTIONS = (
-    tuple(_FP16_BINARY) + ("hfma",) + _FP16_UNARY_NATIVE + ("htanh_approx",)
+    half_family.ARITHMETIC_FUNCTIONS + _FP16_UNARY_NATIVE + ("htanh_approx",)
     + half_family.COMMON_FUNCTIONS
 )
 #: ``cuda.fp16.atomicAdd(address, val)``: not a value function (it stores), listed apart.
 FP16_ATOMICS = ("atomicAdd",)
 
 
-def _lower_binary(instruction):
-    def impl(context, builder, sig, args):
-        return getattr(builder, instruction)(*args)
-
-    return impl
-
-
-for _name, _instr in _FP16_BINARY.items():
-    lower(family.function(_name, 2), f16, f16)(_lower_binary(_instr))
-
-
-@lower(family.function("hfma", 3), f16, f16, f16)
-def _lower_hfma(context, builder, sig, args):
+def _fma(builder, a, b, c):
     fma = cgutils.get_or_insert_function(builder.module, ir.FunctionType(_half, [_half] * 3),
                                          "llvm.fma.f16")
-    return builder.call(fma, list(args))
+    return builder.call(fma, [a, b, c])
+
+
+family.arithmetic_functions(lambda builder, kind, a, b: getattr(builder, _INSTRUCTIONS[kind])(a, b), _fma)
 
 
 def _lower_native_unary(kind):

@@ -68,9 +68,20 @@ MATH = {
     math.log: "hlog", math.log2: "hlog2", math.log10: "hlog10", math.cos: "hcos",
     math.sin: "hsin", math.tanh: "htanh", math.exp: "hexp", math.exp2: "hexp2",
 }
-#: Every function the factory registers for a family.
+#: Every function :meth:`HalfFamily.common_functions` registers for a family.
 COMMON_FUNCTIONS = tuple(VIA_FLOAT32) + ("hrcp",) + tuple(COMPARISONS) + tuple(EXTREMA) + (
     "hisnan", "hisinf")
+#: name -> (operation, post-processing) of :meth:`HalfFamily.arithmetic_functions`: ``_rn`` is the
+#: plain operation (never contracted), ``_sat`` clamps to [0, 1] (NaN -> +0).
+BINARY_FUNCTIONS = {
+    "hadd": ("add", None), "hadd_rn": ("add", None), "hadd_sat": ("add", "sat"),
+    "hsub": ("sub", None), "hsub_rn": ("sub", None), "hsub_sat": ("sub", "sat"),
+    "hmul": ("mul", None), "hmul_rn": ("mul", None), "hmul_sat": ("mul", "sat"),
+    "hdiv": ("div", None),
+}
+#: ``hfma_relu``: negative results become +0, NaN the canonical NaN
+TERNARY_FUNCTIONS = ("hfma", "hfma_sat", "hfma_relu")
+ARITHMETIC_FUNCTIONS = tuple(BINARY_FUNCTIONS) + TERNARY_FUNCTIONS
 
 
 def _check_libdevice():
@@ -93,7 +104,8 @@ class HalfFamily:
     """
 
     def __init__(self, *, numba_type, namespace, typing_registry, lowering_registry, stays,
-                 accepts, hint, to_float32, from_float32, to_bits, from_bits, fastmath=False):
+                 accepts, hint, to_float32, from_float32, to_bits, from_bits, one_bits,
+                 fastmath=False):
         self.type = numba_type
         self.namespace = namespace
         self.prefix = f"cuda.{namespace.__name__.rsplit('.', 1)[-1]}"
@@ -106,6 +118,7 @@ class HalfFamily:
         self.from_float32 = from_float32
         self.to_bits = to_bits
         self.from_bits = from_bits
+        self.one_bits = one_bits
         self.fastmath = fastmath
 
     # ---- typing ---------------------------------------------------------------------------
@@ -177,6 +190,45 @@ class HalfFamily:
         return stub
 
     # ---- what both families compute alike --------------------------------------------------
+
+    def _constant(self, builder, bits):
+        return self.from_bits(builder, ir.Constant(_i16, bits))
+
+    def saturate(self, builder, value):
+        """Clamp to [0, 1]; NaN becomes +0 (CUDA's ``_sat`` variants)."""
+        wide = self.to_float32(builder, value)
+        above_zero = builder.fcmp_ordered(">", wide, ir.Constant(_f32, 0.0))
+        below_one = builder.fcmp_ordered("<", wide, ir.Constant(_f32, 1.0))
+        clipped = builder.select(below_one, value, self._constant(builder, self.one_bits))
+        return builder.select(above_zero, clipped, self._constant(builder, 0))
+
+    def relu(self, builder, value):
+        """Negative values become +0, NaN the canonical NaN (CUDA's ``hfma_relu``)."""
+        wide = self.to_float32(builder, value)
+        negative = builder.fcmp_ordered("<", wide, ir.Constant(_f32, 0.0))
+        out = builder.select(negative, self._constant(builder, 0), value)
+        return builder.select(builder.fcmp_unordered("uno", wide, wide), self.canonical_nan(builder), out)
+
+    def arithmetic_functions(self, arithmetic, fma, fma_relu=None):
+        """Register :data:`ARITHMETIC_FUNCTIONS`: ``arithmetic(builder, kind, a, b)`` (kind: add,
+        sub, mul, div) and ``fma(builder, a, b, c)`` (one rounding) compute them;
+        ``fma_relu(builder, a, b, c)`` when the family has its own, else ``relu(fma(...))``."""
+        ty, lower = self.type, self.lower
+
+        def binary(kind, post):
+            def impl(context, builder, sig, args):
+                result = arithmetic(builder, kind, *args)
+                return self.saturate(builder, result) if post == "sat" else result
+
+            return impl
+
+        for name, (kind, post) in BINARY_FUNCTIONS.items():
+            lower(self.function(name, 2), ty, ty)(binary(kind, post))
+        relu = fma_relu or (lambda b, *abc: self.relu(b, fma(b, *abc)))
+        for name, compute in (("hfma", fma), ("hfma_sat", lambda b, *abc: self.saturate(b, fma(b, *abc))),
+                              ("hfma_relu", relu)):
+            lower(self.function(name, 3), ty, ty, ty)(
+                (lambda c: lambda context, builder, sig, args: c(builder, *args))(compute))
 
     def common_functions(self, math_functions=tuple(MATH)):
         """Register the functions of :data:`COMMON_FUNCTIONS` and the ``math`` bindings of

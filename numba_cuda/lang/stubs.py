@@ -194,6 +194,7 @@ _HALF_COMMON_OPS = (
     "heq", "hne", "hgt", "hge", "hlt", "hle", "hequ", "hneu", "hgtu", "hgeu", "hltu", "hleu",
     "hmax", "hmin", "hmax_nan", "hmin_nan", "hisnan", "hisinf",
     "hadd", "hsub", "hmul", "hdiv", "hfma", "hneg", "habs",
+    "hadd_rn", "hadd_sat", "hsub_rn", "hsub_sat", "hmul_rn", "hmul_sat", "hfma_sat", "hfma_relu",
 )
 fp16 = _namespace(
     "fp16",
@@ -224,9 +225,7 @@ def _bf16_conversion_names():
 
 
 BF16_CONVERSIONS = _bf16_conversion_names()
-_BF16_OPS = _HALF_COMMON_OPS + (
-    "hadd_rn", "hadd_sat", "hsub_rn", "hsub_sat", "hmul_rn", "hmul_sat", "hfma_sat", "hfma_relu",
-) + tuple(BF16_CONVERSIONS)
+_BF16_OPS = _HALF_COMMON_OPS + tuple(BF16_CONVERSIONS)
 bf16 = _namespace(
     "bf16",
     "bfloat16 values (bfloat16(x) converts a number), arithmetic, math and conversions; "

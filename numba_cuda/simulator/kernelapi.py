@@ -6,8 +6,11 @@ the transformer did not see, the OS-thread fallback) they read the executing
 thread from :data:`.threadstate.state`.
 """
 
+import math
 import operator
 import types as _pytypes
+
+from fractions import Fraction
 
 import numpy as np
 
@@ -243,12 +246,41 @@ def _h(fn):
     return lambda *args: np.float16(fn(*[np.float16(a) for a in args]))
 
 
+def _hfma(a, b, c):
+    """``a * b + c`` rounded once to half: exactly, then to float64 rounding to odd (a second
+    rounding to 11 bits is then correct)."""
+    a, b, c = (float(np.float16(v)) for v in (a, b, c))
+    if not all(math.isfinite(v) for v in (a, b, c)):
+        return np.float16(a * b + c)
+    exact = Fraction(a) * Fraction(b) + Fraction(c)
+    t = float(exact)
+    if Fraction(t) != exact:
+        if abs(Fraction(t)) > abs(exact):
+            t = math.nextafter(t, 0.0)
+        t = float(np.array(np.array(t).view(np.int64) | 1).view(np.float64))
+    return np.float16(t)
+
+
+def _hsat(v):
+    """Clamp to [0, 1]; NaN -> +0."""
+    return np.float16(0.0 if not v > 0 else (v if v < 1 else 1.0))
+
+
+def _hrelu(v):
+    return np.float16(np.nan if np.isnan(v) else (0.0 if v < 0 else v))
+
+
 fp16 = _namespace(
     "fp16",
     "Half-precision arithmetic.",
     hadd=_h(operator.add), hsub=_h(operator.sub), hmul=_h(operator.mul),
     hdiv=_h(operator.truediv), hneg=_h(operator.neg), habs=_h(abs),
-    hfma=lambda a, b, c: np.float16(np.float32(a) * np.float32(b) + np.float32(c)),
+    hfma=_hfma, hadd_rn=_h(operator.add), hsub_rn=_h(operator.sub), hmul_rn=_h(operator.mul),
+    hadd_sat=lambda a, b: _hsat(_h(operator.add)(a, b)),
+    hsub_sat=lambda a, b: _hsat(_h(operator.sub)(a, b)),
+    hmul_sat=lambda a, b: _hsat(_h(operator.mul)(a, b)),
+    hfma_sat=lambda a, b, c: _hsat(_hfma(a, b, c)),
+    hfma_relu=lambda a, b, c: _hrelu(_hfma(a, b, c)),
     **common_functions(np.float16),
     atomicAdd=lambda address, val: _atomics.add(address, (0,) * np.ndim(address), np.float16(val)),
 )

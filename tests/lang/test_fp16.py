@@ -121,7 +121,7 @@ EXPECTED = {
 
 
 def _arity(name):
-    if name == "hfma":
+    if name in half_family.TERNARY_FUNCTIONS:
         return 3
     two = (*half_family.EXTREMA, *fp16_family._FP16_BINARY, *fp16_family._FP16_COMPARISONS)
     return 2 if name in two else 1

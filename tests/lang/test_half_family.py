@@ -294,3 +294,35 @@ def test_gpu_conversions_match_the_simulator(a, n):
     np.testing.assert_array_equal(got[0], want[0])
     np.testing.assert_array_equal(got[1][:10], want[1][:10])
     np.testing.assert_array_equal(got[1][13:], want[1][13:])
+
+
+@pytest.mark.parametrize("ns", [sim.fp16, sim.bf16], ids=["fp16", "bf16"])
+def test_simulator_saturating_and_relu_variants(ns):
+    h = np.float16 if ns is sim.fp16 else SB.bfloat16
+    one, half, nan = h(1.0), h(0.5), h(math.nan)
+    assert float(ns.hadd_sat(one, half)) == 1.0 and float(ns.hsub_sat(half, one)) == 0.0
+    assert float(ns.hmul_sat(half, half)) == 0.25 and float(ns.hadd_sat(nan, one)) == 0.0
+    assert float(ns.hfma_sat(one, one, one)) == 1.0 and float(ns.hadd_rn(one, half)) == 1.5
+    assert float(ns.hfma_relu(h(-1.5), h(2.0), h(0.0))) == 0.0
+    assert float(ns.hfma_relu(half, half, half)) == 0.75 and math.isnan(float(ns.hfma_relu(nan, one, one)))
+
+
+def test_simulator_fp16_hfma_rounds_once():
+    # 1 + 2**-11 is halfway between 1 and the next half; the product's 2**-21 puts the exact
+    # result above it, so the single rounding goes up (rounding the sum first would tie to 1)
+    a = np.float16(2.0 ** -11 * (1 + 2.0 ** -10))
+    got = sim.fp16.hfma(a, np.float16(1.0), np.float16(1.0))
+    assert got == np.float16(1 + 2.0 ** -10)
+    rng = np.random.default_rng(4)
+    from fractions import Fraction
+    for _ in range(300):
+        a, b, c = (np.float16(v) for v in rng.standard_normal(3) * 8)
+        exact = Fraction(float(a)) * Fraction(float(b)) + Fraction(float(c))
+        lower = max((v for v in (np.float16(float(exact)), np.nextafter(np.float16(float(exact)), np.float16(-np.inf)))
+                     if Fraction(float(v)) <= exact), key=float)
+        upper = np.nextafter(lower, np.float16(np.inf))
+        got = sim.fp16.hfma(a, b, c)
+        assert got in (lower, upper)
+        d_low, d_up = exact - Fraction(float(lower)), Fraction(float(upper)) - exact
+        if d_low != d_up:
+            assert got == (lower if d_low < d_up else upper), (a, b, c)
