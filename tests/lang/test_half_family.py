@@ -326,3 +326,27 @@ def test_simulator_fp16_hfma_rounds_once():
         d_low, d_up = exact - Fraction(float(lower)), Fraction(float(upper)) - exact
         if d_low != d_up:
             assert got == (lower if d_low < d_up else upper), (a, b, c)
+
+
+@pytest.mark.parametrize("cc", [(5, 0), (5, 3), (6, 0), (7, 0)])
+def test_below_sm_75_everything_assembles(cc):
+    """CUDA 12's libNVVM still targets sm_50..70: the software paths (bfloat16 arithmetic and
+    conversions, FP8, the float16 atomic's compare-and-swap loop) must assemble there."""
+    from numba_cuda.compiler import capability
+
+    from tests.lang.test_fp8 import conversions
+    from tests.ptx_helpers import assemble
+
+    if cc not in capability.supported_ccs():
+        pytest.skip(f"this libNVVM does not accept compute_{cc[0]}{cc[1]} (CUDA 13 starts at 7.5)")
+    f16 = types.float16
+
+    def fp16_atomic(p, v):
+        cuda.fp16.atomicAdd(p, cuda.fp16.hfma_relu(v, v, v))
+
+    for fn, sig in ((all_conversions, (f32[:], i64[:], f32[:], i64[:])),
+                    (conversions, (f32[:], f64[:], i64[:], f32[:])),
+                    (fp16_atomic, (types.CPointer(f16), f16))):
+        ptx, _ = cuda.compile_ptx(fn, sig, cc=cc)
+        assemble(ptx, cc)
+        assert ("atom.add.noftz.f16" in ptx) == (fn is fp16_atomic and cc >= (7, 0))
