@@ -200,7 +200,7 @@ fp16 = _namespace(
     "fp16",
     "Half-precision (float16) arithmetic, math and comparisons; see numba_cuda.lang.fp16.",
     **{op: _fn(f"fp16.{op}") for op in _HALF_COMMON_OPS},
-    atomicAdd=_fn("fp16.atomicAdd", "atomicAdd(address, val): *address += val atomically; the old value."),
+    atomicAdd=_fn("fp16.atomicAdd", "atomicAdd(address, val): adds val to the float16 at address atomically; the old value."),
 )
 
 #: CUDA's integer names in the bfloat16 conversions -> NumPy's
