@@ -112,6 +112,7 @@ UFUNCS.update({name: "numba_cuda.ufunc_decorators" for name in ("vectorize", "gu
 SUPPORT_QUERIES = {
     "is_float16_supported": "numba_cuda.lang.fp16",
     "is_bfloat16_supported": "numba_cuda.lang.bf16",
+    "is_fp8_supported": "numba_cuda.lang.fp8",
 }
 
 # ---- Numba's types: ``from numba.cuda import float32, void`` (NVIDIA's numba-cuda) ----
@@ -127,6 +128,7 @@ NUMBA_TYPE_NAMES = (
     "c16", "optional", "ffi_forced_object", "ffi", "deferred_type",
 )
 TYPES = {name: "numba_cuda.types" for name in NUMBA_TYPE_NAMES}
+TYPES["bfloat16"] = "numba_cuda.types"  # cuda.bfloat16: the Numba type (callable in kernels)
 
 # ---- in-memory link items: ``link=[cuda.CUSource(src)]`` (NVIDIA's numba-cuda) -----
 LINKABLE_CODE = {

@@ -77,6 +77,12 @@ class CompatFinder:
         import importlib
         import importlib.util
 
+        if ":" in real_name:  # an object serving as the module (``numba.cuda.bf16``)
+            from .table import resolve
+
+            module = resolve(real_name)
+            return importlib.util.spec_from_loader(
+                fullname, _SameModuleLoader(module), is_package=hasattr(module, "__path__"))
         try:
             module = importlib.import_module(real_name)
         except ModuleNotFoundError as exc:

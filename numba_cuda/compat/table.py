@@ -11,6 +11,9 @@ copy).
   (``numba_cuda.cudadrv.nvrtc`` is its own row inside the ``numba_cuda.cudadrv`` one).
 * ``None`` in a column: no row on that target; the path is the module of that name in the
   package (``numba_cuda.libdevice`` on the GPU target is ``numba_cuda/libdevice.py``).
+* A target ``module:name`` is an object of a module that serves as the module of the path
+  (``numba.cuda.bf16`` is the ``cuda.bf16`` namespace); ``module:name()`` is what calling it
+  returns (made once: the import system keeps it).  Such a row has no subtree.
 * A target under ``numba_cuda.compat.gpu`` or ``numba_cuda.compat.simulator`` is a module of
   compat code (names arranged as the old module had them); every other target is the real
   module, in its real room.
@@ -71,6 +74,13 @@ ROWS = {
     **{f"numba_cuda.{name}": _both(f"numba_cuda.common.{name}") for name in (
         "args", "array_layout", "cuda_array_interface", "emm", "emm_memory", "error_record",
         "launch_dims", "pickling", "unsupported")},
+    # ---- the kernel-language namespaces as modules (``import numba.cuda.bf16``) ----
+    "numba_cuda.bf16": ("numba_cuda.lang.stubs:bf16", "numba_cuda.simulator.bfloat16:bf16"),
+    "numba_cuda.fp16": ("numba_cuda.lang.stubs:fp16", "numba_cuda.simulator.kernelapi:fp16"),
+    "numba_cuda.fp8": ("numba_cuda.lang.fp8", "numba_cuda.simulator.fp8"),
+    "numba_cuda._internal": _both(f"{_GPU_SIDE}.internal"),  # NVIDIA's private package
+    "numba_cuda._internal.cuda_bf16": ("numba_cuda.lang.bf16:peer_internal_module()",
+                                       "numba_cuda.simulator.bfloat16:peer_internal_module()"),
     # ---- NVIDIA's modules with no file of their own here (the same on both targets) ----
     "numba_cuda.deviceufunc": _both("numba_cuda.ufuncs.schedule"),  # GUFuncEngine ...
     "numba_cuda._compat": _both("numba_cuda.runtime.cuda_core_version"),  # CUDA_CORE_GE_1_0 ...
@@ -109,8 +119,22 @@ def target_of(fullname, column):
         row = ROWS.get(prefix)
         if row is not None:
             target = row[column]
-            return None if target is None else target + fullname[len(prefix):]
+            if target is None or ":" in target and prefix != fullname:
+                return None  # (an object row has no subtree)
+            return target + fullname[len(prefix):]
         cut = prefix.rfind(".")
         if cut < 0:
             return None
         prefix = prefix[:cut]
+
+
+def resolve(target):
+    """The module (or, for ``module:name[()]``, the object) a row's target names, imported."""
+    import importlib
+
+    if ":" not in target:
+        return importlib.import_module(target)
+    module, name = target.split(":")
+    call = name.endswith("()")
+    obj = getattr(importlib.import_module(module), name[:-2] if call else name)
+    return obj() if call else obj

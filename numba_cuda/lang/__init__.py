@@ -25,6 +25,8 @@ FAMILY_MODULES = (
     "numba_cuda.lang.fp16",
     "numba_cuda.lang.vectortypes",
     "numba_cuda.lang.bf16",
+    "numba_cuda.lang.bf16_conversions",
+    "numba_cuda.lang.fp8",
     "numba_cuda.lang.cache_hints",
     "numba_cuda.lang.wmma",
     "numba_cuda.lang.extension_registries",

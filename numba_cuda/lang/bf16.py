@@ -19,6 +19,10 @@ Everything else computes in float32 (exact for bfloat16 inputs) and rounds once 
 the math functions (``hsqrt hrsqrt hexp hexp2 hexp10 hlog hlog2 hlog10 hsin hcos htanh htrunc
 hceil hfloor hrint``); ``htanh_approx`` is ``tanh.approx.bf16`` on sm_90.  ``_rn`` variants are
 the plain operations (which are never contracted).  ``hfma_relu`` clamps negative results to 0.
+What is computed alike for float16 (the math functions and ``math.*`` bindings, ordered and
+unordered comparisons, ``hmax``/``hmin`` and ``_nan``, ``hisnan``/``hisinf``) and the operator
+and function templates come from ``numba_cuda.lang.half_family``; the rounding-mode conversions
+and bit reinterpretations are ``numba_cuda.lang.bf16_conversions``.
 
 Conversions: ``bfloat16(x)`` from any number rounds to nearest-even once (float64 and integers go
 through float32 with round-to-odd, so there is no double rounding up to 2**53); ``float32(b)``,
@@ -29,6 +33,7 @@ with a float64 or an integer variable in float64.  Host arrays of bfloat16 are n
 """
 
 import operator
+import types as _pytypes
 
 from llvmlite import ir
 from numba.core import errors, types
@@ -37,8 +42,9 @@ from numba.core.extending import register_model
 from numba.core.imputils import Registry as LoweringRegistry
 from numba.core.typing.templates import AbstractTemplate, Registry as TypingRegistry, signature
 
-from . import archselect, stubs
+from . import archselect, half_family, stubs
 from . import libdevice_functions as libdevice
+from .half_family import HalfFamily
 
 typing_registry = TypingRegistry()
 lowering_registry = LoweringRegistry("numba_cuda.lang.bf16")
@@ -49,7 +55,6 @@ _i16 = ir.IntType(16)
 _i32 = ir.IntType(32)
 _f32 = ir.FloatType()
 _f64 = ir.DoubleType()
-_CUDA_TARGET = {"target": "cuda"}
 #: add/sub/mul.rn.bf16, tanh.approx.bf16
 BF16_ARITHMETIC_CC = (9, 0)
 #: fma.rn.bf16, neg/abs.bf16, cvt.rn.bf16.f32
@@ -186,28 +191,11 @@ def fused_multiply_add(builder, a, b, c, relu=False):
         # the product of two bfloat16 values is exact in float64; the sum is rounded once to
         # float64, then once to bfloat16
         result = from_float64(bld, bld.fadd(bld.fmul(wide[0], wide[1]), wide[2]))
-        return _relu_bits(bld, result) if relu else result
+        return family.relu(bld, result) if relu else result
 
     native = (BF16_FMA_CC, lambda bld: _asm(bld, f"fma.rn{modifier}.bf16 $0, $1, $2, $3;", "=h,h,h,h",
                                             _i16, [a, b, c]))
     return archselect.select_by_arch(builder, _i16, [native], float64)
-
-
-def _relu_bits(builder, bits):
-    value = to_float32(builder, bits)
-    negative = builder.fcmp_ordered("<", value, ir.Constant(_f32, 0.0))
-    is_nan = builder.fcmp_unordered("uno", value, value)
-    out = builder.select(negative, _const16(0), bits)
-    return builder.select(is_nan, _const16(_CANONICAL_NAN), out)
-
-
-def _saturate(builder, bits):
-    """Clamp to [0, 1]; NaN becomes +0."""
-    value = to_float32(builder, bits)
-    above_zero = builder.fcmp_ordered(">", value, ir.Constant(_f32, 0.0))
-    below_one = builder.fcmp_ordered("<", value, ir.Constant(_f32, 1.0))
-    clipped = builder.select(below_one, bits, _const16(_ONE))
-    return builder.select(above_zero, clipped, _const16(0))
 
 
 # ---- casts -------------------------------------------------------------------------------
@@ -260,7 +248,7 @@ def _lower_bool(context, builder, sig, args):
     return _bf16_to_bool(context, builder, sig.args[0], types.boolean, args[0])
 
 
-# ---- typing: constructor and operators ---------------------------------------------------
+# ---- typing: constructor, operators and the functions shared with float16 -----------------
 
 
 class _Constructor(AbstractTemplate):
@@ -283,16 +271,6 @@ def _lower_constructor(context, builder, sig, args):
     return context.cast(builder, args[0], sig.args[0], bfloat16)
 
 
-_ARITHMETIC = {
-    operator.add: "add", operator.iadd: "add", operator.sub: "sub", operator.isub: "sub",
-    operator.mul: "mul", operator.imul: "mul", operator.truediv: "div", operator.itruediv: "div",
-}
-_COMPARISONS = {
-    operator.eq: ("ordered", "=="), operator.ne: ("unordered", "!="), operator.lt: ("ordered", "<"),
-    operator.le: ("ordered", "<="), operator.gt: ("ordered", ">"), operator.ge: ("ordered", ">="),
-}
-
-
 def _operand_types(a, b):
     """(computation type) for a binary operation involving a bfloat16, or None."""
     if a != bfloat16 and b != bfloat16:
@@ -307,44 +285,15 @@ def _operand_types(a, b):
     return None
 
 
-def _binary_template(op, comparison):
-    class Bf16Binary(AbstractTemplate):
-        key = op
-        metadata = _CUDA_TARGET
-        prefer_literal = True
-
-        def generic(self, args, kws):
-            if kws or len(args) != 2:
-                return None
-            common = _operand_types(*args)
-            if common is None:
-                return None
-            return signature(types.boolean if comparison else common, common, common)
-
-    typing_registry.register_global(op, types.Function(Bf16Binary))
-
-
-for _op in _ARITHMETIC:
-    _binary_template(_op, comparison=False)
-for _op in _COMPARISONS:
-    _binary_template(_op, comparison=True)
-
-
-def _unary_template(op):
-    class Bf16Unary(AbstractTemplate):
-        key = op
-        metadata = _CUDA_TARGET
-
-        def generic(self, args, kws):
-            if kws or len(args) != 1 or args[0] != bfloat16:
-                return None
-            return signature(bfloat16, bfloat16)
-
-    typing_registry.register_global(op, types.Function(Bf16Unary))
-
-
-for _op in (operator.neg, operator.pos, abs):
-    _unary_template(_op)
+family = HalfFamily(
+    numba_type=bfloat16, namespace=stubs.bf16, typing_registry=typing_registry,
+    lowering_registry=lowering_registry, stays=_operand_types,
+    accepts=lambda t: t == bfloat16 or isinstance(t, types.IntegerLiteral),
+    hint="; convert with cuda.bf16.bfloat16(x)",
+    to_float32=lambda b, v: to_float32(b, v), from_float32=lambda b, v: from_float32(b, v),
+    to_bits=lambda b, v: v, from_bits=lambda b, v: v, one_bits=_ONE)
+family.operators()
+family.common_functions()
 
 
 def _lower_arithmetic(kind):
@@ -354,21 +303,10 @@ def _lower_arithmetic(kind):
     return impl
 
 
-for _op, _kind in _ARITHMETIC.items():
+for _op, _kind in half_family.ARITHMETIC_OPERATORS.items():
     lower(_op, Bfloat16Type, Bfloat16Type)(_lower_arithmetic(_kind))
-
-
-def _lower_comparison(kind, predicate):
-    def impl(context, builder, sig, args):
-        a, b = (to_float32(builder, v) for v in args)
-        compare = builder.fcmp_ordered if kind == "ordered" else builder.fcmp_unordered
-        return compare(predicate, a, b)
-
-    return impl
-
-
-for _op, (_kind, _pred) in _COMPARISONS.items():
-    lower(_op, Bfloat16Type, Bfloat16Type)(_lower_comparison(_kind, _pred))
+for _op, _pred in half_family.COMPARISON_OPERATORS.items():
+    lower(_op, Bfloat16Type, Bfloat16Type)(family.lower_comparison(_op is not operator.ne, _pred))
 
 
 @lower(operator.neg, Bfloat16Type)
@@ -386,115 +324,47 @@ def _lower_pos(context, builder, sig, args):
     return args[0]
 
 
-# ---- cuda.bf16 functions -----------------------------------------------------------------
+# ---- cuda.bf16: what bfloat16 computes its own way ----------------------------------------
 
-#: name -> libdevice float32 function
-_VIA_FLOAT32 = {
-    "htrunc": "truncf", "hceil": "ceilf", "hfloor": "floorf", "hrint": "rintf",
-    "hsqrt": "sqrtf", "hrsqrt": "rsqrtf", "hlog": "logf", "hlog2": "log2f", "hlog10": "log10f",
-    "hcos": "cosf", "hsin": "sinf", "htanh": "tanhf", "hexp": "expf", "hexp2": "exp2f",
-    "hexp10": "exp10f",
-}
-_BINARY = {
-    "hadd": ("add", None), "hadd_rn": ("add", None), "hadd_sat": ("add", "sat"),
-    "hsub": ("sub", None), "hsub_rn": ("sub", None), "hsub_sat": ("sub", "sat"),
-    "hmul": ("mul", None), "hmul_rn": ("mul", None), "hmul_sat": ("mul", "sat"),
-    "hdiv": ("div", None),
-}
-_TERNARY = ("hfma", "hfma_sat", "hfma_relu")
+_BINARY = half_family.BINARY_FUNCTIONS
+_TERNARY = half_family.TERNARY_FUNCTIONS
 _UNARY_BITS = ("habs", "hneg")
-_OTHER = ("hrcp", "htanh_approx")
+_VIA_FLOAT32 = half_family.VIA_FLOAT32
 
-#: Every ``cuda.bf16`` function besides the ``bfloat16`` constructor.
-BF16_FUNCTIONS = tuple(_VIA_FLOAT32) + tuple(_BINARY) + _TERNARY + _UNARY_BITS + _OTHER
+#: Every ``cuda.bf16`` function besides the ``bfloat16`` constructor and the conversions
+#: (``numba_cuda.lang.bf16_conversions``).
+BF16_FUNCTIONS = (half_family.ARITHMETIC_FUNCTIONS + _UNARY_BITS + ("htanh_approx",)
+                  + half_family.COMMON_FUNCTIONS)
 
-
-def _check_table():
-    for name in BF16_FUNCTIONS:
-        if not hasattr(stubs.bf16, name):
-            raise AssertionError(f"cuda.bf16.{name} has no stub")
-    for fn in _VIA_FLOAT32.values():
-        if fn not in libdevice.FUNCTIONS:
-            raise AssertionError(f"__nv_{fn} is not a libdevice function")
-
-
-_check_table()
-
-
-def _function_template(name, arity):
-    stub = getattr(stubs.bf16, name)
-    qualname = f"cuda.bf16.{name}"
-
-    class Bf16Function(AbstractTemplate):
-        key = stub
-
-        def generic(self, args, kws):
-            if kws or len(args) != arity:
-                raise errors.TypingError(f"{qualname} takes exactly {arity} positional argument(s)")
-            for arg in args:
-                if arg != bfloat16 and not isinstance(arg, types.IntegerLiteral):
-                    raise errors.TypingError(
-                        f"{qualname} takes bfloat16 values, got {arg}; convert with "
-                        "cuda.bf16.bfloat16(x)")
-            return signature(bfloat16, *([bfloat16] * arity))
-
-    typing_registry.register_global(stub, types.Function(Bf16Function))
-    return stub
-
-
-def _lower_via_float32(function):
-    def impl(context, builder, sig, args):
-        return _via_float32(builder, args, lambda b, x: libdevice.call(b, function, [x]))
-
-    return impl
-
-
-for _name, _function in _VIA_FLOAT32.items():
-    lower(_function_template(_name, 1), Bfloat16Type)(_lower_via_float32(_function))
-
-
-def _lower_binary(kind, post):
-    def impl(context, builder, sig, args):
-        result = arithmetic(builder, kind, *args)
-        return _saturate(builder, result) if post == "sat" else result
-
-    return impl
-
-
-for _name, (_kind, _post) in _BINARY.items():
-    lower(_function_template(_name, 2), Bfloat16Type, Bfloat16Type)(_lower_binary(_kind, _post))
-
-
-@lower(_function_template("hfma", 3), Bfloat16Type, Bfloat16Type, Bfloat16Type)
-def _lower_hfma(context, builder, sig, args):
-    return fused_multiply_add(builder, *args)
-
-
-@lower(_function_template("hfma_sat", 3), Bfloat16Type, Bfloat16Type, Bfloat16Type)
-def _lower_hfma_sat(context, builder, sig, args):
-    return _saturate(builder, fused_multiply_add(builder, *args))
-
-
-@lower(_function_template("hfma_relu", 3), Bfloat16Type, Bfloat16Type, Bfloat16Type)
-def _lower_hfma_relu(context, builder, sig, args):
-    return fused_multiply_add(builder, *args, relu=True)
-
+family.arithmetic_functions(
+    arithmetic, fused_multiply_add,
+    fma_relu=lambda builder, a, b, c: fused_multiply_add(builder, a, b, c, relu=True))
 
 for _name in _UNARY_BITS:
-    lower(_function_template(_name, 1), Bfloat16Type)(
+    lower(family.function(_name, 1), Bfloat16Type)(
         (lambda kind: lambda context, builder, sig, args: _native_unary(builder, args[0], kind))(_name[1:]))
 
 
-@lower(_function_template("hrcp", 1), Bfloat16Type)
-def _lower_hrcp(context, builder, sig, args):
-    one = ir.Constant(_f32, 1.0)
-    return _via_float32(builder, args, lambda b, x: b.fdiv(one, x))
-
-
-@lower(_function_template("htanh_approx", 1), Bfloat16Type)
+@lower(family.function("htanh_approx", 1), Bfloat16Type)
 def _lower_htanh_approx(context, builder, sig, args):
     (bits,) = args
     return archselect.select_by_arch(
         builder, _i16,
         [(BF16_ARITHMETIC_CC, lambda b: _asm(b, "tanh.approx.bf16 $0, $1;", "=h,h", _i16, [bits]))],
         lambda b: _via_float32(b, args, lambda bb, x: libdevice.call(bb, "tanhf", [x])))
+
+
+_PEER_INTERNAL = []
+
+
+def peer_internal_module():
+    """``numba.cuda._internal.cuda_bf16`` (NVIDIA's private module of its bf16 bindings): the
+    ``cuda.bf16`` functions, with ``nv_bfloat16`` the bfloat16 type."""
+    if not _PEER_INTERNAL:
+        module = _pytypes.ModuleType("numba.cuda._internal.cuda_bf16", peer_internal_module.__doc__)
+        for name, value in vars(stubs.bf16).items():
+            if not name.startswith("_"):
+                setattr(module, name, value)
+        module.nv_bfloat16 = bfloat16
+        _PEER_INTERNAL.append(module)
+    return _PEER_INTERNAL[0]

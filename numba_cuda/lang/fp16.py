@@ -18,35 +18,40 @@ Operators
     ``hfma(a, b, c)``                         ``fma.rn.f16`` (one rounding)
     ``hneg habs``                             ``neg.f16`` ``abs.f16`` (sign-bit ops below sm_53)
     ``hsqrt hrsqrt hrcp hexp hexp2 hexp10``   float32 libdevice function, rounded to half
-    ``hlog hlog2 hlog10 hsin hcos``           (``cvt.rn.f16.f32``)
+    ``hlog hlog2 hlog10 hsin hcos htanh``     (``cvt.rn.f16.f32``)
     ``hceil hfloor htrunc hrint``             the same (exact)
+    ``htanh_approx``                          ``tanh.approx.f16`` on sm_75+, else as ``htanh``
     ``hmax hmin``                             the larger/smaller; a NaN operand loses to a number
-    ``heq hne hgt hge hlt hle``               bool; like ``== != > >= < <=`` (``hne`` is true for NaN)
+    ``hmax_nan hmin_nan``                     the same, but a NaN operand gives NaN
+    ``heq hne hgt hge hlt hle``               bool; false when an operand is NaN (CUDA's ``__heq``)
+    ``hequ hneu hgtu hgeu hltu hleu``         bool; true when an operand is NaN
+    ``hisnan``, ``hisinf``                    bool; int32 1 (+inf), -1 (-inf) or 0
     =======================================  ====================================================
 
-    Arguments of other numeric types are converted to float16 first.
+    Arguments of other numeric types are converted to float16 first.  ``math.tanh`` and
+    ``math.exp2`` of a float16 are float16 (``htanh``, ``hexp2``), as ``math.sin`` ... are.
+    Everything computed through float32 is shared with bfloat16 (``numba_cuda.lang.half_family``).
 
 Atomics
+    ``cuda.fp16.atomicAdd(address, val)`` (CUDA's ``atomicAdd(__half *, __half)``): ``address`` a
+    ``CPointer(float16)`` or a float16 array (its first element); returns the old value.
     ``cuda.atomic.add`` / ``cuda.atomic.sub`` on float16 arrays: ``atom.add.noftz.f16`` on sm_70 and
     newer, a compare-and-swap loop on the enclosing 32-bit word below (CUDA 12's sm_5x/6x).  The other
     atomic operations do not take float16 arrays (their TypingError lists what they take).
 """
 
+import math
 import operator
 
 from llvmlite import ir
 from numba.core import cgutils, errors, types
 from numba.core.datamodel import models
 from numba.core.imputils import Registry as LoweringRegistry
-from numba.core.typing.templates import (
-    AbstractTemplate,
-    ConcreteTemplate,
-    Registry as TypingRegistry,
-    signature,
-)
+from numba.core.typing.templates import AbstractTemplate, Registry as TypingRegistry, signature
 
-from . import archselect, atomics, stubs
+from . import archselect, atomics, half_family, stubs
 from . import libdevice_functions as libdevice
+from .half_family import HalfFamily
 
 typing_registry = TypingRegistry()
 lowering_registry = LoweringRegistry("numba_cuda.lang.fp16")
@@ -94,59 +99,38 @@ def register_data_models(manager):
     manager.register(types.Float, _float_model)
 
 
-# ---- typing: operators -------------------------------------------------------------------
-
-_ARITHMETIC = (
-    operator.add, operator.sub, operator.mul, operator.truediv,
-    operator.iadd, operator.isub, operator.imul, operator.itruediv,
-)
-_COMPARISONS = (operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge)
+# ---- typing and the functions shared with bfloat16 (numba_cuda.lang.half_family) --------
 
 
 def _stays_half(a, b):
     """A binary operation on ``a`` and ``b`` computes in float16: both float16, or one float16
     and the other an integer literal (a weak Python int)."""
     if a == f16 and b == f16:
-        return True
-    return (a == f16 and isinstance(b, types.IntegerLiteral)) or (
-        b == f16 and isinstance(a, types.IntegerLiteral))
+        return f16
+    if (a == f16 and isinstance(b, types.IntegerLiteral)) or (
+            b == f16 and isinstance(a, types.IntegerLiteral)):
+        return f16
+    return None
 
 
-def _binary_operator(op, result):
-    class HalfBinary(AbstractTemplate):
-        key = op
-        metadata = _CUDA_TARGET  # tried before Numba's generic templates, which promote to float32
-        prefer_literal = True
-
-        def generic(self, args, kws):
-            if kws or len(args) != 2 or not _stays_half(*args):
-                return None
-            return signature(result, f16, f16)
-
-    typing_registry.register_global(op, types.Function(HalfBinary))
+def _widen(builder, value):
+    return builder.fpext(value, ir.FloatType())
 
 
-for _op in _ARITHMETIC:
-    _binary_operator(_op, f16)
-for _op in _COMPARISONS:
-    _binary_operator(_op, types.boolean)
+def _narrow(builder, value):
+    return builder.fptrunc(value, _half)
 
 
-def _unary_operator(op):
-    class HalfUnary(AbstractTemplate):
-        key = op
-        metadata = _CUDA_TARGET
-
-        def generic(self, args, kws):
-            if kws or len(args) != 1 or args[0] != f16:
-                return None
-            return signature(f16, f16)
-
-    typing_registry.register_global(op, types.Function(HalfUnary))
-
-
-for _op in (operator.neg, operator.pos, abs):
-    _unary_operator(_op)
+family = HalfFamily(
+    numba_type=f16, namespace=stubs.fp16, typing_registry=typing_registry,
+    lowering_registry=lowering_registry, stays=_stays_half,
+    accepts=lambda t: isinstance(t, (types.Number, types.Boolean)), hint="",
+    to_float32=_widen, from_float32=_narrow,
+    to_bits=lambda b, v: b.bitcast(v, _i16), from_bits=lambda b, v: b.bitcast(v, _half),
+    one_bits=0x3C00, fastmath=True)
+family.operators()
+# math.sin ... on float16 are numba_cuda.lang.mathfuncs'; these two are not there
+family.common_functions(math_functions=(math.tanh, math.exp2))
 
 # Numba's generic lowering covers + - * (fadd ... on half), comparisons (fcmp), unary -/+ and
 # casts (fpext/fptrunc/fptosi/sitofp).  Its division tests for zero with a helper that does not
@@ -173,15 +157,17 @@ def _sign_bit_op(builder, value, kind):
     return builder.bitcast(bits, _half)
 
 
+def _half_asm(builder, text, args):
+    fnty = ir.FunctionType(_i16, [_i16] * len(args))
+    asm = ir.InlineAsm(fnty, text, "=h" + ",h" * len(args))
+    return builder.bitcast(builder.call(asm, [builder.bitcast(a, _i16) for a in args]), _half)
+
+
 def _native_or_bits(builder, value, kind):
     """``neg.f16``/``abs.f16`` on sm_53+, the same by sign-bit arithmetic below."""
-
-    def native(b):
-        asm = ir.InlineAsm(ir.FunctionType(_i16, [_i16]), f"{kind}.f16 $0, $1;", "=h,h")
-        return b.bitcast(b.call(asm, [b.bitcast(value, _i16)]), _half)
-
-    return archselect.select_by_arch(builder, _half, [(HALF_ARITHMETIC_CC, native)],
-                                     lambda b: _sign_bit_op(b, value, kind))
+    return archselect.select_by_arch(
+        builder, _half, [(HALF_ARITHMETIC_CC, lambda b: _half_asm(b, f"{kind}.f16 $0, $1;", [value]))],
+        lambda b: _sign_bit_op(b, value, kind))
 
 
 @lower(abs, types.float16)
@@ -189,73 +175,33 @@ def _lower_abs(context, builder, sig, args):
     return _native_or_bits(builder, args[0], "abs")
 
 
-# ---- cuda.fp16 -----------------------------------------------------------------------------
+# ---- cuda.fp16: what float16 computes its own way -------------------------------------------
 
-#: name -> LLVM binary instruction (IRBuilder method)
-_FP16_BINARY = {"hadd": "fadd", "hsub": "fsub", "hmul": "fmul", "hdiv": "fdiv"}
-#: name -> libdevice float32 function computing it (rounded back to half)
-_FP16_VIA_FLOAT32 = {
-    "hsqrt": "sqrtf", "hrsqrt": "rsqrtf", "hexp": "expf", "hexp2": "exp2f", "hexp10": "exp10f",
-    "hlog": "logf", "hlog2": "log2f", "hlog10": "log10f", "hsin": "sinf", "hcos": "cosf",
-    "hceil": "ceilf", "hfloor": "floorf", "htrunc": "truncf", "hrint": "rintf",
-}
-#: libdevice float32 functions with a fast approximate variant used under fastmath=True
-_FAST = {"sinf": "fast_sinf", "cosf": "fast_cosf", "expf": "fast_expf", "logf": "fast_logf",
-         "log2f": "fast_log2f", "log10f": "fast_log10f"}
-#: name -> (fcmp kind, LLVM predicate)
-_FP16_COMPARISONS = {
-    "heq": ("ordered", "=="), "hne": ("unordered", "!="), "hgt": ("ordered", ">"),
-    "hge": ("ordered", ">="), "hlt": ("ordered", "<"), "hle": ("ordered", "<="),
-}
+#: operation -> LLVM binary instruction (IRBuilder method)
+_INSTRUCTIONS = {"add": "fadd", "sub": "fsub", "mul": "fmul", "div": "fdiv"}
+_FP16_BINARY = half_family.BINARY_FUNCTIONS
 _FP16_UNARY_NATIVE = ("hneg", "habs")
-_FP16_EXTREMA = ("hmax", "hmin")
+_FP16_VIA_FLOAT32 = half_family.VIA_FLOAT32
+_FP16_COMPARISONS = half_family.COMPARISONS
+#: tanh.approx.f16 exists from sm_75.
+HALF_TANH_APPROX_CC = (7, 5)
 
 #: Every ``cuda.fp16`` function, for the stub namespace and the tests.
 FP16_FUNCTIONS = (
-    tuple(_FP16_BINARY) + ("hfma",) + _FP16_UNARY_NATIVE + tuple(_FP16_VIA_FLOAT32) + ("hrcp",)
-    + _FP16_EXTREMA + tuple(_FP16_COMPARISONS)
+    half_family.ARITHMETIC_FUNCTIONS + _FP16_UNARY_NATIVE + ("htanh_approx",)
+    + half_family.COMMON_FUNCTIONS
 )
+#: ``cuda.fp16.atomicAdd(address, val)``: not a value function (it stores), listed apart.
+FP16_ATOMICS = ("atomicAdd",)
 
 
-def _check_table():
-    for name in FP16_FUNCTIONS:
-        if not hasattr(stubs.fp16, name):
-            raise AssertionError(f"cuda.fp16.{name} has no stub")
-    for fn in list(_FP16_VIA_FLOAT32.values()) + list(_FAST.values()):
-        if fn not in libdevice.FUNCTIONS:
-            raise AssertionError(f"__nv_{fn} is not a libdevice function")
-
-
-_check_table()
-
-
-def _concrete(name, cases):
-    stub = getattr(stubs.fp16, name)
-
-    class Fp16Template(ConcreteTemplate):
-        key = stub
-
-    Fp16Template.cases = list(cases)
-    typing_registry.register_global(stub, types.Function(Fp16Template))
-    return stub
-
-
-def _lower_binary(instruction):
-    def impl(context, builder, sig, args):
-        return getattr(builder, instruction)(*args)
-
-    return impl
-
-
-for _name, _instr in _FP16_BINARY.items():
-    lower(_concrete(_name, [signature(f16, f16, f16)]), f16, f16)(_lower_binary(_instr))
-
-
-@lower(_concrete("hfma", [signature(f16, f16, f16, f16)]), f16, f16, f16)
-def _lower_hfma(context, builder, sig, args):
+def _fma(builder, a, b, c):
     fma = cgutils.get_or_insert_function(builder.module, ir.FunctionType(_half, [_half] * 3),
                                          "llvm.fma.f16")
-    return builder.call(fma, list(args))
+    return builder.call(fma, [a, b, c])
+
+
+family.arithmetic_functions(lambda builder, kind, a, b: getattr(builder, _INSTRUCTIONS[kind])(a, b), _fma)
 
 
 def _lower_native_unary(kind):
@@ -266,59 +212,16 @@ def _lower_native_unary(kind):
 
 
 for _name in _FP16_UNARY_NATIVE:
-    lower(_concrete(_name, [signature(f16, f16)]), f16)(_lower_native_unary(_name[1:]))
+    lower(family.function(_name, 1), f16)(_lower_native_unary(_name[1:]))
 
 
-def _via_float32(context, builder, value, compute):
-    wide = builder.fpext(value, ir.FloatType())
-    return builder.fptrunc(compute(wide), _half)
-
-
-def _lower_via_float32(function):
-    def impl(context, builder, sig, args):
-        name = function
-        if getattr(context, "fastmath", False):
-            name = _FAST.get(function, function)
-        return _via_float32(context, builder, args[0], lambda x: libdevice.call(builder, name, [x]))
-
-    return impl
-
-
-for _name, _function in _FP16_VIA_FLOAT32.items():
-    lower(_concrete(_name, [signature(f16, f16)]), f16)(_lower_via_float32(_function))
-
-
-@lower(_concrete("hrcp", [signature(f16, f16)]), f16)
-def _lower_hrcp(context, builder, sig, args):
-    one = ir.Constant(ir.FloatType(), 1.0)
-    return _via_float32(context, builder, args[0], lambda x: builder.fdiv(one, x))
-
-
-def _lower_extremum(op):
-    def impl(context, builder, sig, args):
-        a, b = args
-        # a wins when it is the larger (smaller) one or b is NaN: a NaN operand loses to a number.
-        a_wins = builder.or_(builder.fcmp_ordered(op, a, b), builder.fcmp_unordered("uno", b, b))
-        return builder.select(a_wins, a, b)
-
-    return impl
-
-
-lower(_concrete("hmax", [signature(f16, f16, f16)]), f16, f16)(_lower_extremum(">="))
-lower(_concrete("hmin", [signature(f16, f16, f16)]), f16, f16)(_lower_extremum("<="))
-
-
-def _lower_comparison(kind, predicate):
-    def impl(context, builder, sig, args):
-        compare = builder.fcmp_ordered if kind == "ordered" else builder.fcmp_unordered
-        return compare(predicate, *args)
-
-    return impl
-
-
-for _name, (_kind, _pred) in _FP16_COMPARISONS.items():
-    lower(_concrete(_name, [signature(types.boolean, f16, f16)]), f16, f16)(
-        _lower_comparison(_kind, _pred))
+@lower(family.function("htanh_approx", 1), f16)
+def _lower_htanh_approx(context, builder, sig, args):
+    (value,) = args
+    return archselect.select_by_arch(
+        builder, _half,
+        [(HALF_TANH_APPROX_CC, lambda b: _half_asm(b, "tanh.approx.f16 $0, $1;", [value]))],
+        lambda b: _narrow(b, libdevice.call(b, "tanhf", [_widen(b, value)])))
 
 
 # ---- atomics on float16 arrays ------------------------------------------------------------
@@ -397,3 +300,39 @@ for _opname, _negate in (("add", False), ("sub", True)):
     _stub = _atomic_template(_opname)
     lower(_stub, types.Array, types.intp, types.float16)(_lower_atomic(_negate))
     lower(_stub, types.Array, types.UniTuple, types.float16)(_lower_atomic(_negate))
+
+
+# ---- cuda.fp16.atomicAdd (CUDA's atomicAdd(__half *address, __half val)) ------------------
+
+
+class _AtomicAddTemplate(AbstractTemplate):
+    key = stubs.fp16.atomicAdd
+    metadata = _CUDA_TARGET
+
+    def generic(self, args, kws):
+        if kws or len(args) != 2:
+            raise errors.TypingError("cuda.fp16.atomicAdd(address, val) takes 2 positional arguments")
+        address, val = args
+        pointer = isinstance(address, types.CPointer) and address.dtype == f16
+        array = isinstance(address, types.Array) and address.dtype == f16 and address.mutable
+        if not (pointer or array):
+            raise errors.TypingError(
+                f"cuda.fp16.atomicAdd: address must be a CPointer(float16) or a writable float16 "
+                f"array (its first element), got {address}")
+        atomics._check_operand("cuda.fp16.atomicAdd", "val", val, f16)
+        return signature(f16, address, f16)
+
+
+typing_registry.register_global(stubs.fp16.atomicAdd, types.Function(_AtomicAddTemplate))
+
+
+@lower(stubs.fp16.atomicAdd, types.CPointer, types.float16)
+def _lower_atomic_add_pointer(context, builder, sig, args):
+    return _atomic_add_half(builder, args[0], args[1])
+
+
+@lower(stubs.fp16.atomicAdd, types.Array, types.float16)
+def _lower_atomic_add_array(context, builder, sig, args):
+    ptr = atomics.element_pointer(context, builder, sig.args[0], args[0], types.intp,
+                                  ir.Constant(_i64, 0))
+    return _atomic_add_half(builder, ptr, args[1])

@@ -186,32 +186,55 @@ wmma = _namespace(
 # ---- misc ------------------------------------------------------------------------------
 nanosleep = _fn("nanosleep", "nanosleep(ns): suspend the thread for about ns nanoseconds.")
 
-# ---- half precision (numba_cuda.lang.fp16) ---------------------------------------------
-_FP16_OPS = (
+# ---- the two 16-bit float families (numba_cuda.lang.half_family, .fp16, .bf16) ----------
+#: what both compute through float32 (numba_cuda.lang.half_family.COMMON_FUNCTIONS)
+_HALF_COMMON_OPS = (
+    "htrunc", "hceil", "hfloor", "hrint", "hsqrt", "hrsqrt", "hrcp", "hlog", "hlog2", "hlog10",
+    "hcos", "hsin", "htanh", "htanh_approx", "hexp", "hexp2", "hexp10",
+    "heq", "hne", "hgt", "hge", "hlt", "hle", "hequ", "hneu", "hgtu", "hgeu", "hltu", "hleu",
+    "hmax", "hmin", "hmax_nan", "hmin_nan", "hisnan", "hisinf",
     "hadd", "hsub", "hmul", "hdiv", "hfma", "hneg", "habs",
-    "hsqrt", "hrsqrt", "hrcp", "hexp", "hexp2", "hexp10", "hlog", "hlog2", "hlog10",
-    "hsin", "hcos", "hceil", "hfloor", "htrunc", "hrint",
-    "hmax", "hmin", "heq", "hne", "hgt", "hge", "hlt", "hle",
+    "hadd_rn", "hadd_sat", "hsub_rn", "hsub_sat", "hmul_rn", "hmul_sat", "hfma_sat", "hfma_relu",
 )
 fp16 = _namespace(
     "fp16",
     "Half-precision (float16) arithmetic, math and comparisons; see numba_cuda.lang.fp16.",
-    **{op: _fn(f"fp16.{op}") for op in _FP16_OPS},
+    **{op: _fn(f"fp16.{op}") for op in _HALF_COMMON_OPS},
+    atomicAdd=_fn("fp16.atomicAdd", "atomicAdd(address, val): adds val to the float16 at address atomically; the old value."),
 )
 
-# ---- bfloat16 (numba_cuda.lang.bf16) -------------------------------------------------------
-_BF16_OPS = (
-    "htrunc", "hceil", "hfloor", "hrint", "hsqrt", "hrsqrt", "hrcp", "hlog", "hlog2", "hlog10",
-    "hcos", "hsin", "htanh", "htanh_approx", "hexp", "hexp2", "hexp10",
-    "habs", "hneg", "hadd", "hadd_rn", "hadd_sat", "hsub", "hsub_rn", "hsub_sat",
-    "hmul", "hmul_rn", "hmul_sat", "hdiv", "hfma", "hfma_sat", "hfma_relu",
-)
+#: CUDA's integer names in the bfloat16 conversions -> NumPy's
+BF16_INTEGERS = {"short": "int16", "ushort": "uint16", "int": "int32", "uint": "uint32",
+                 "ll": "int64", "ull": "uint64"}
+BF16_ROUNDINGS = ("rn", "rz", "rd", "ru")
+
+
+def _bf16_conversion_names():
+    """CUDA-style conversion name -> NumPy-style alias (NVIDIA's numba-cuda offers both)."""
+    names = {"bfloat162float": "bfloat16_to_float32", "float2bfloat16": "float32_to_bfloat16",
+             "double2bfloat16": "float64_to_bfloat16",
+             "bfloat162char_rz": "bfloat16_to_int8_rz", "bfloat162uchar_rz": "bfloat16_to_uint8_rz",
+             "bfloat16_as_short": "bfloat16_as_int16", "bfloat16_as_ushort": "bfloat16_as_uint16",
+             "short_as_bfloat16": "int16_as_bfloat16", "ushort_as_bfloat16": "uint16_as_bfloat16"}
+    for mode in BF16_ROUNDINGS:
+        names[f"float2bfloat16_{mode}"] = f"float32_to_bfloat16_{mode}"
+        for cname, npname in BF16_INTEGERS.items():
+            names[f"{cname}2bfloat16_{mode}"] = f"{npname}_to_bfloat16_{mode}"
+            names[f"bfloat162{cname}_{mode}"] = f"bfloat16_to_{npname}_{mode}"
+    return names
+
+
+BF16_CONVERSIONS = _bf16_conversion_names()
+_BF16_OPS = _HALF_COMMON_OPS + tuple(BF16_CONVERSIONS)
 bf16 = _namespace(
     "bf16",
-    "bfloat16 values (bfloat16(x) converts a number), arithmetic and math; see numba_cuda.lang.bf16.",
+    "bfloat16 values (bfloat16(x) converts a number), arithmetic, math and conversions; "
+    "see numba_cuda.lang.bf16.",
     bfloat16=_fn("bf16.bfloat16", "bfloat16(x): x (any number) rounded to bfloat16."),
     **{op: _fn(f"bf16.{op}") for op in _BF16_OPS},
 )
+for _cuda_name, _numpy_name in BF16_CONVERSIONS.items():
+    setattr(bf16, _numpy_name, getattr(bf16, _cuda_name))  # the same object under both names
 
 # ---- CUDA vector types (host classes in numba_cuda.lang.vector_values) -------------------
 from .vector_values import _VECTOR_BASES, _VECTOR_FIELDS, VECTOR_TYPES, VectorValue  # noqa: E402,F401

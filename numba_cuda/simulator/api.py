@@ -116,7 +116,7 @@ from ..linking.linkable import (  # noqa: F401  (pure Python: the GPU's classes)
     PTXSource,
 )
 from ..types import *  # noqa: F401,F403  (float32, void ...: Numba's types, as on the GPU)
-from .bfloat16 import bf16  # noqa: F401
+from .bfloat16 import bf16, bfloat16  # noqa: F401
 from . import libdevice  # noqa: F401 - cuda.libdevice (numba.cuda.libdevice is this module too)
 from .cachehints import ldca, ldcg, ldcs, ldcv, ldlu, stcg, stcs, stwb, stwt  # noqa: F401
 from .memory_managers import *  # noqa: F401,F403  (the EMM/IPC names, as in cudadrv.driver)
@@ -156,6 +156,11 @@ def is_float16_supported():
 
 
 def is_bfloat16_supported():
+    return True
+
+
+def is_fp8_supported():
+    """True, as on the GPU target: the FP8 types and their conversions (numba.cuda.fp8)."""
     return True
 
 

@@ -10,16 +10,52 @@ float32 and round.
 import math
 import operator
 import types as _pytypes
+from fractions import Fraction
 
 import numpy as np
+
+from ..lang.stubs import BF16_CONVERSIONS, BF16_INTEGERS, BF16_ROUNDINGS
+from .halffamily import common_functions
 
 _QUANTUM_EXP = 8  # significant bits
 _MIN_QUANTUM = 2.0 ** -133  # subnormal spacing
 _MAX = (2.0 - 2.0 ** -7) * 2.0 ** 127
 
 
-def round_to_bfloat16(value):
-    """The float nearest to ``value`` on the bfloat16 grid (ties to even), inf beyond its range."""
+def _round_exact(value, mode):
+    """Integers and directed rounding: exact rational arithmetic (no double rounding)."""
+    if isinstance(value, (bool, np.bool_)):
+        value = int(value)
+    if isinstance(value, (int, np.integer)):
+        exact = Fraction(int(value))
+    else:
+        v = float(value)
+        if math.isnan(v) or math.isinf(v) or v == 0.0:
+            return v
+        exact = Fraction(v)
+    if exact == 0:
+        return 0.0
+    negative = exact < 0
+    a = -exact if negative else exact
+    exponent = a.numerator.bit_length() - a.denominator.bit_length()
+    if Fraction(2) ** exponent > a:
+        exponent -= 1
+    quantum = Fraction(2) ** max(exponent - (_QUANTUM_EXP - 1), -133)
+    q = a / quantum
+    up = (mode == "ru" and not negative) or (mode == "rd" and negative)
+    n = round(q) if mode == "rn" else (math.ceil(q) if up else math.floor(q))
+    magnitude = float(n * quantum)
+    if magnitude > _MAX:
+        magnitude = math.inf if mode == "rn" or up else _MAX
+    return -magnitude if negative else magnitude
+
+
+def round_to_bfloat16(value, mode="rn"):
+    """The float nearest to ``value`` on the bfloat16 grid (ties to even), inf beyond its range;
+    ``mode`` rz/rd/ru rounds toward zero, down or up instead (overflowing to the largest finite
+    value or inf as IEEE directed rounding does).  Integers are rounded exactly."""
+    if mode != "rn" or (isinstance(value, (int, np.integer)) and not isinstance(value, bool)):
+        return _round_exact(value, mode)
     v = float(value)
     if math.isnan(v) or math.isinf(v) or v == 0.0:
         return v
@@ -105,18 +141,6 @@ for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
     setattr(bfloat16, f"__{_name}__", _compare(getattr(operator, _name)))
 
 
-def _f32(x):
-    return np.float32(float(x))
-
-
-def _via_float32(fn):
-    def compute(a):
-        with np.errstate(all="ignore"):
-            return bfloat16(float(fn(_f32(a))))
-
-    return compute
-
-
 def _sat(value):
     v = float(value)
     return bfloat16(0.0 if not v > 0.0 else (v if v < 1.0 else 1.0))
@@ -148,23 +172,87 @@ def _div(a, b):
         return bfloat16(np.float64(float(a)) / np.float64(float(b)))
 
 
-bf16 = _pytypes.ModuleType("numba.cuda.bf16", "bfloat16 values, arithmetic and math (simulator).")
+def bits_of(value):
+    """The 16 bits of a bfloat16 (NaN: 0x7FFF, the canonical NaN the GPU produces)."""
+    v = float(value)
+    if math.isnan(v):
+        return 0x7FFF
+    return int(np.array(v, np.float32).view(np.uint32)) >> 16
+
+
+def from_bits(bits):
+    return bfloat16(float(np.array((int(bits) & 0xFFFF) << 16, np.uint32).view(np.float32)))
+
+
+def _to_integer(value, dtype, mode):
+    """CUDA's bfloat16 -> integer conversions: round by mode, saturate, NaN -> 0."""
+    v = float(value)
+    info = np.iinfo(dtype)
+    if math.isnan(v):
+        return dtype(0)
+    if math.isinf(v):
+        return dtype(info.max if v > 0 else info.min)
+    n = {"rn": round, "rz": math.trunc, "rd": math.floor, "ru": math.ceil}[mode](v)
+    return dtype(min(max(n, info.min), info.max))
+
+
+def _conversions():
+    out = {"bfloat162float": lambda b: np.float32(float(b)),
+           "float2bfloat16": lambda x: bfloat16(np.float32(x)),
+           "double2bfloat16": lambda x: bfloat16(float(x)),
+           "bfloat162char_rz": lambda b: _to_integer(b, np.int8, "rz"),
+           "bfloat162uchar_rz": lambda b: _to_integer(b, np.uint8, "rz"),
+           "bfloat16_as_short": lambda b: np.array(bits_of(b), np.uint16).view(np.int16)[()],
+           "bfloat16_as_ushort": lambda b: np.uint16(bits_of(b)),
+           "short_as_bfloat16": from_bits, "ushort_as_bfloat16": from_bits}
+    for mode in BF16_ROUNDINGS:
+        out[f"float2bfloat16_{mode}"] = (
+            lambda m: lambda x: _exact(round_to_bfloat16(np.float32(x), m)))(mode)
+        for cname, npname in BF16_INTEGERS.items():
+            dtype = getattr(np, npname)
+            out[f"{cname}2bfloat16_{mode}"] = (
+                lambda m, t: lambda x: _exact(round_to_bfloat16(int(t(x)), m)))(mode, dtype)
+            out[f"bfloat162{cname}_{mode}"] = (
+                lambda m, t: lambda b: _to_integer(b, t, m))(mode, dtype)
+    return out
+
+
+def _exact(value):
+    """A bfloat16 of a value already on the bfloat16 grid."""
+    b = bfloat16()
+    b._value = value
+    return b
+
+
+bf16 = _pytypes.ModuleType("numba.cuda.bf16", "bfloat16 values, arithmetic, math and conversions (simulator).")
 bf16.bfloat16 = bfloat16
 _FUNCTIONS = dict(
-    htrunc=_via_float32(np.trunc), hceil=_via_float32(np.ceil), hfloor=_via_float32(np.floor),
-    hrint=_via_float32(np.rint), hsqrt=_via_float32(np.sqrt),
-    hrsqrt=_via_float32(lambda x: np.float32(1) / np.sqrt(x)),
-    hrcp=_via_float32(lambda x: np.float32(1) / x), hlog=_via_float32(np.log),
-    hlog2=_via_float32(np.log2), hlog10=_via_float32(np.log10), hcos=_via_float32(np.cos),
-    hsin=_via_float32(np.sin), htanh=_via_float32(np.tanh), htanh_approx=_via_float32(np.tanh),
-    hexp=_via_float32(np.exp), hexp2=_via_float32(np.exp2),
-    hexp10=_via_float32(lambda x: np.power(np.float32(10), x)),
+    common_functions(bfloat16),
     habs=lambda a: abs(bfloat16(a)), hneg=lambda a: -bfloat16(a),
     hadd=_add, hadd_rn=_add, hadd_sat=lambda a, b: _sat(_add(a, b)),
     hsub=_sub, hsub_rn=_sub, hsub_sat=lambda a, b: _sat(_sub(a, b)),
     hmul=_mul, hmul_rn=_mul, hmul_sat=lambda a, b: _sat(_mul(a, b)),
     hdiv=_div, hfma=_fma, hfma_sat=lambda a, b, c: _sat(_fma(a, b, c)),
     hfma_relu=lambda a, b, c: _relu(_fma(a, b, c)),
+    **_conversions(),
 )
 for _name, _fn in _FUNCTIONS.items():
     setattr(bf16, _name, _fn)
+for _cuda_name, _numpy_name in BF16_CONVERSIONS.items():
+    setattr(bf16, _numpy_name, _FUNCTIONS[_cuda_name])
+
+
+_PEER_INTERNAL = []
+
+
+def peer_internal_module():
+    """``numba.cuda._internal.cuda_bf16`` (NVIDIA's private module of its bf16 bindings): the
+    ``cuda.bf16`` functions, with ``nv_bfloat16`` the bfloat16 type."""
+    if not _PEER_INTERNAL:
+        module = _pytypes.ModuleType("numba.cuda._internal.cuda_bf16", peer_internal_module.__doc__)
+        for name, value in vars(bf16).items():
+            if not name.startswith("_"):
+                setattr(module, name, value)
+        module.nv_bfloat16 = bfloat16
+        _PEER_INTERNAL.append(module)
+    return _PEER_INTERNAL[0]

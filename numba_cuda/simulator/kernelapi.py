@@ -6,8 +6,11 @@ the transformer did not see, the OS-thread fallback) they read the executing
 thread from :data:`.threadstate.state`.
 """
 
+import math
 import operator
 import types as _pytypes
+
+from fractions import Fraction
 
 import numpy as np
 
@@ -16,6 +19,7 @@ from . import bitops as _bitops
 from . import collectives as _coll
 from . import kernelmemory as _mem
 from . import wmma as _wmma
+from .halffamily import common_functions
 from .threadstate import WARP_SIZE, state
 
 
@@ -242,8 +246,28 @@ def _h(fn):
     return lambda *args: np.float16(fn(*[np.float16(a) for a in args]))
 
 
-def _hcmp(fn):
-    return lambda a, b: bool(fn(np.float16(a), np.float16(b)))
+def _hfma(a, b, c):
+    """``a * b + c`` rounded once to half: exactly, then to float64 rounding to odd (a second
+    rounding to 11 bits is then correct)."""
+    a, b, c = (float(np.float16(v)) for v in (a, b, c))
+    if not all(math.isfinite(v) for v in (a, b, c)):
+        return np.float16(a * b + c)
+    exact = Fraction(a) * Fraction(b) + Fraction(c)
+    t = float(exact)
+    if Fraction(t) != exact:
+        if abs(Fraction(t)) > abs(exact):
+            t = math.nextafter(t, 0.0)
+        t = float(np.array(np.array(t).view(np.int64) | 1).view(np.float64))
+    return np.float16(t)
+
+
+def _hsat(v):
+    """Clamp to [0, 1]; NaN -> +0."""
+    return np.float16(0.0 if not v > 0 else (v if v < 1 else 1.0))
+
+
+def _hrelu(v):
+    return np.float16(np.nan if np.isnan(v) else (0.0 if v < 0 else v))
 
 
 fp16 = _namespace(
@@ -251,15 +275,14 @@ fp16 = _namespace(
     "Half-precision arithmetic.",
     hadd=_h(operator.add), hsub=_h(operator.sub), hmul=_h(operator.mul),
     hdiv=_h(operator.truediv), hneg=_h(operator.neg), habs=_h(abs),
-    hfma=lambda a, b, c: np.float16(np.float32(a) * np.float32(b) + np.float32(c)),
-    hsqrt=_h(np.sqrt), hrsqrt=_h(lambda x: 1 / np.sqrt(np.float32(x))),
-    hrcp=_h(lambda x: 1 / np.float32(x)), hexp=_h(np.exp), hexp2=_h(np.exp2),
-    hexp10=_h(lambda x: np.power(np.float32(10), np.float32(x))),
-    hlog=_h(np.log), hlog2=_h(np.log2), hlog10=_h(np.log10), hsin=_h(np.sin), hcos=_h(np.cos),
-    hceil=_h(np.ceil), hfloor=_h(np.floor), htrunc=_h(np.trunc), hrint=_h(np.rint),
-    hmax=_h(lambda a, b: a if a >= b or np.isnan(b) else b),
-    hmin=_h(lambda a, b: a if a <= b or np.isnan(b) else b),
-    heq=_hcmp(operator.eq), hne=_hcmp(operator.ne), hge=_hcmp(operator.ge),
-    hgt=_hcmp(operator.gt), hle=_hcmp(operator.le), hlt=_hcmp(operator.lt),
+    hfma=_hfma, hadd_rn=_h(operator.add), hsub_rn=_h(operator.sub), hmul_rn=_h(operator.mul),
+    hadd_sat=lambda a, b: _hsat(_h(operator.add)(a, b)),
+    hsub_sat=lambda a, b: _hsat(_h(operator.sub)(a, b)),
+    hmul_sat=lambda a, b: _hsat(_h(operator.mul)(a, b)),
+    hfma_sat=lambda a, b, c: _hsat(_hfma(a, b, c)),
+    hfma_relu=lambda a, b, c: _hrelu(_hfma(a, b, c)),
+    **common_functions(np.float16),
+    atomicAdd=lambda address, val: _atomics.add(address, (0,) * np.ndim(address), np.float16(val)),
 )
+from .bfloat16 import bf16  # noqa: E402,F401  (a real kernel's cuda.bf16.* map onto these)
 

@@ -123,3 +123,33 @@ KERNEL_VERSIONS[id(abs)] = typed_call(abs, abs, "abs")
 KERNEL_VERSIONS[id(min)] = typed_call(min, min, "min")
 KERNEL_VERSIONS[id(max)] = typed_call(max, max, "max")
 KERNEL_VERSIONS[id(builtins.pow)] = _builtin_pow
+
+
+# ---- math on the 16-bit float families, as numba_cuda.lang.half_family binds them ----------
+#: math name -> the cuda.bf16 / cuda.fp16 function computing it on a 16-bit value
+_HALF_MATH = {"trunc": "htrunc", "ceil": "hceil", "floor": "hfloor", "sqrt": "hsqrt",
+              "log": "hlog", "log2": "hlog2", "log10": "hlog10", "cos": "hcos", "sin": "hsin",
+              "tanh": "htanh", "exp": "hexp", "exp2": "hexp2"}
+#: the float16 ones not typed as float16 by numba_cuda.lang.mathfuncs (numba_cuda.lang.fp16's)
+_FLOAT16_MATH = ("tanh", "exp2")
+
+
+def _on_half(name, general):
+    def call(*args, **kwargs):
+        if len(args) == 1 and not kwargs:
+            from .bfloat16 import bf16, bfloat16
+
+            if isinstance(args[0], bfloat16):
+                return getattr(bf16, _HALF_MATH[name])(args[0])
+            if isinstance(args[0], np.float16) and name in _FLOAT16_MATH:
+                from .kernelapi import fp16
+
+                return getattr(fp16, _HALF_MATH[name])(args[0])
+        return general(*args, **kwargs)
+
+    call.__name__ = name
+    return call
+
+
+for _name in _HALF_MATH:
+    KERNEL_VERSIONS[id(getattr(math, _name))] = _on_half(_name, KERNEL_VERSIONS[id(getattr(math, _name))])

@@ -163,7 +163,7 @@ _PROBE = textwrap.dedent(
     import numba, numba.core.compiler, numba.core.extending, numba.core.serialize
     from numba import cuda
     same, per_target, checks, simulator = json.loads(sys.argv[1])
-    from numba_cuda.compat.table import GPU, ROWS, SIMULATOR
+    from numba_cuda.compat.table import GPU, ROWS, SIMULATOR, resolve
     out = {}
     column = SIMULATOR if simulator else GPU
     def record(key, fn):
@@ -183,7 +183,7 @@ _PROBE = textwrap.dedent(
         target = row[column] or path
         old = "numba.cuda" + path[len("numba_cuda"):]
         record("row " + path, lambda: importlib.import_module(path)
-               is importlib.import_module(target) is importlib.import_module(old))
+               is resolve(target) is importlib.import_module(old))
     ours = [type(f).__module__ + "." + type(f).__qualname__ for f in sys.meta_path
             if type(f).__module__.split(".")[0] in ("numba_cuda", "_numba_cuda_redirector")]
     out["finders"] = ours

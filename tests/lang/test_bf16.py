@@ -9,6 +9,7 @@ from numba import cuda
 from numba.core import types
 
 from numba_cuda.lang import bf16 as bf16_family
+from numba_cuda.lang import half_family, stubs
 from numba_cuda.simulator import api as sim
 from numba_cuda.simulator.bfloat16 import round_to_bfloat16
 
@@ -91,7 +92,8 @@ def test_lowering_per_compute_capability(ptx_for, code, opt):
 @pytest.mark.parametrize("name", bf16_family.BF16_FUNCTIONS)
 def test_every_bf16_function_compiles_and_assembles(name, ptx_for):
     fn = getattr(cuda.bf16, name)
-    arity = 3 if name in bf16_family._TERNARY else 2 if name in bf16_family._BINARY else 1
+    two = (*bf16_family._BINARY, *half_family.EXTREMA, *half_family.COMPARISONS)
+    arity = 3 if name in bf16_family._TERNARY else 2 if name in two else 1
     if arity == 1:
         def k(a, out):
             out[0] = np.float32(fn(B(a[0])))
@@ -106,7 +108,9 @@ def test_every_bf16_function_compiles_and_assembles(name, ptx_for):
 
 def test_bf16_namespace_matches_the_simulator():
     sim_names = {n for n in vars(sim.bf16) if not n.startswith("_")}
-    assert sim_names == set(bf16_family.BF16_FUNCTIONS) | {"bfloat16"}
+    conversions = set(stubs.BF16_CONVERSIONS) | set(stubs.BF16_CONVERSIONS.values())
+    assert sim_names == set(bf16_family.BF16_FUNCTIONS) | {"bfloat16"} | conversions
+    assert sim_names == {n for n in vars(cuda.bf16) if not n.startswith("_")}
 
 
 # ---- the software rounding (sm_5x-7x), run on the host CPU in a fresh process ----------

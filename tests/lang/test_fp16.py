@@ -11,6 +11,7 @@ from numba.core import types
 from numba.core.errors import TypingError
 
 from numba_cuda.lang import fp16 as fp16_family
+from numba_cuda.lang import half_family
 from numba_cuda.simulator import api as sim
 
 from tests.support.typing_errors import expect_typing_error
@@ -111,8 +112,8 @@ def test_conversions(ptx_for, code):
 #: cuda.fp16 function -> an instruction that must appear in its PTX (sm_53 and newer)
 EXPECTED = {
     "hadd": "add.f16", "hsub": "sub.f16", "hmul": "mul.f16", "hdiv": "cvt.rn.f16.f32",
-    "hfma": "fma.rn.f16", "hneg": "neg.f16", "habs": "abs.f16", "hmax": "setp.ge.f16",
-    "hmin": "setp.le.f16", "heq": "setp.eq.f16", "hne": "setp.neu.f16", "hgt": "setp.gt.f16",
+    "hfma": "fma.rn.f16", "hneg": "neg.f16", "habs": "abs.f16", "hmax": "setp.gt.f16",
+    "hmin": "setp.lt.f16", "heq": "setp.eq.f16", "hne": "setp.ne.f16", "hneu": "setp.neu.f16", "hgt": "setp.gt.f16",
     "hge": "setp.ge.f16", "hlt": "setp.lt.f16", "hle": "setp.le.f16",
     "hsqrt": "sqrt.rn.f32", "hrsqrt": "rsqrt.approx", "hrcp": "rcp.rn.f32", "hceil": "cvt.rpi.f32.f32",
     "hfloor": "cvt.rmi.f32.f32", "htrunc": "cvt.rzi.f32.f32", "hrint": "cvt.rni.f32.f32",
@@ -120,10 +121,17 @@ EXPECTED = {
 
 
 def _arity(name):
-    if name == "hfma":
+    if name in half_family.TERNARY_FUNCTIONS:
         return 3
-    two = ("hmax", "hmin", *fp16_family._FP16_BINARY, *fp16_family._FP16_COMPARISONS)
+    two = (*half_family.EXTREMA, *fp16_family._FP16_BINARY, *fp16_family._FP16_COMPARISONS)
     return 2 if name in two else 1
+
+
+def _out_type(name):
+    """The element type of the array a cuda.fp16 function's result is stored in."""
+    if name in fp16_family._FP16_COMPARISONS or name == "hisnan":
+        return types.boolean
+    return types.int32 if name == "hisinf" else f16
 
 
 def _fp16_kernel(name):
@@ -143,8 +151,7 @@ def _fp16_kernel(name):
 
 @pytest.mark.parametrize("name", fp16_family.FP16_FUNCTIONS)
 def test_every_fp16_function_compiles_and_assembles(name, ptx_for, code):
-    out = types.boolean[:] if name in fp16_family._FP16_COMPARISONS else f16[:]
-    for cc, ptx in ptx_for(_fp16_kernel(name), (f16[:], out)).items():
+    for cc, ptx in ptx_for(_fp16_kernel(name), (f16[:], _out_type(name)[:])).items():
         body = code(ptx)
         if name in ("hceil", "hfloor", "htrunc", "hrint"):
             # libNVVM may fold the float32 round trip into the half rounding instruction
@@ -158,7 +165,9 @@ def test_every_fp16_function_compiles_and_assembles(name, ptx_for, code):
 
 
 def test_fp16_namespace_matches_the_simulator():
-    assert set(fp16_family.FP16_FUNCTIONS) == {n for n in vars(sim.fp16) if not n.startswith("_")}
+    names = set(fp16_family.FP16_FUNCTIONS) | set(fp16_family.FP16_ATOMICS)
+    assert names == {n for n in vars(sim.fp16) if not n.startswith("_")}
+    assert names == {n for n in vars(cuda.fp16) if not n.startswith("_")}
     assert cuda.fp16.__name__ == "numba.cuda.fp16"
 
 
@@ -326,7 +335,8 @@ def test_simulator_float16_kernel_matches_numpy():
 
 def test_simulator_fp16_comparisons_and_nan():
     nan, one = np.float16("nan"), np.float16(1)
-    assert sim.fp16.hne(nan, one) is True and sim.fp16.heq(nan, nan) is False
+    assert sim.fp16.hne(nan, one) is False and sim.fp16.heq(nan, nan) is False  # CUDA's __hne
+    assert sim.fp16.hneu(nan, one) is True and sim.fp16.hequ(nan, nan) is True
     assert sim.fp16.hmax(nan, one) == one and sim.fp16.hmin(one, nan) == one
 
 
@@ -355,8 +365,7 @@ def test_gpu_float16_operators_match_numpy():
 def test_gpu_fp16_functions_match_numpy(name):
     rng = np.random.default_rng(2)
     a = rng.uniform(0.1, 4.0, 3).astype(np.float16)
-    comparison = name in fp16_family._FP16_COMPARISONS
-    out = np.zeros(1, np.bool_ if comparison else np.float16)
+    out = np.zeros(1, {types.boolean: np.bool_, types.int32: np.int32}.get(_out_type(name), np.float16))
     cuda.jit(_fp16_kernel(name))[1, 1](a, out)
     expected = getattr(sim.fp16, name)(*a[: _arity(name)])
     if name in fp16_family._FP16_VIA_FLOAT32 and name not in ("hceil", "hfloor", "htrunc", "hrint"):
@@ -384,3 +393,43 @@ def test_support_queries_are_public():
 
     assert cuda.is_float16_supported() is True
     assert cuda.is_bfloat16_supported() is True
+
+
+# ---- cuda.fp16.atomicAdd ------------------------------------------------------------------
+
+
+def atomic_add_pointer(p, v):
+    return cuda.fp16.atomicAdd(p, v)
+
+
+def atomic_add_array(a, out):
+    out[cuda.grid(1)] = cuda.fp16.atomicAdd(a[1:], np.float16(0.5))
+
+
+def test_fp16_atomic_add_compiles_to_the_half_atomic(ptx_for, code):
+    for cc, ptx in ptx_for(atomic_add_pointer, (types.CPointer(f16), f16), device=True).items():
+        assert "atom.add.noftz.f16" in code(ptx), cc
+    for cc, ptx in ptx_for(atomic_add_array, (f16[:], f16[:])).items():
+        assert "atom.add.noftz.f16" in code(ptx), cc
+
+
+def test_fp16_atomic_add_refuses_other_addresses():
+    def k(a):
+        cuda.fp16.atomicAdd(a, np.float16(1))  # MARK-ATOMICADD
+
+    expect_typing_error(k, (types.float32[:],), "MARK-ATOMICADD", "CPointer(float16)", cc=(7, 5))
+
+
+def test_simulator_fp16_atomic_add():
+    a = np.array([1, 2, 3], np.float16)
+    out = np.zeros(4, np.float16)
+    sim.jit(atomic_add_array)[1, 4](a, out)
+    assert a.tolist() == [1, 4, 3] and sorted(out.tolist()) == [2, 2.5, 3, 3.5]
+
+
+@pytest.mark.gpu
+def test_gpu_fp16_atomic_add():
+    a = np.array([1, 2, 3], np.float16)
+    out = np.zeros(4, np.float16)
+    cuda.jit(atomic_add_array)[1, 4](a, out)
+    assert a.tolist() == [1, 4, 3] and sorted(out.tolist()) == [2, 2.5, 3, 3.5]
