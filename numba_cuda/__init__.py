@@ -11,6 +11,7 @@ simulator for the whole public API.  Importing refuses a Numba outside the
 releases this package is tested against (``_TESTED_NUMBA``; ``NumbaVersionError``).
 """
 
+import gc as _gc
 import importlib as _importlib
 import sys as _sys
 
@@ -141,6 +142,12 @@ _MISSING = set()  # names already found to be neither exports nor submodules
 def __getattr__(name):
     if name.startswith("_") or name in _MISSING:
         raise AttributeError(f"module 'numba.cuda' has no attribute {name!r}")
+    # The first ``cuda.x`` imports the layer behind it (``cuda.compile_ptx``: the compiler and
+    # dispatch modules, ~100k long-lived objects): a collection then is a full one, ~10 ms
+    # spent scanning what stays alive.  Collect after the import instead (as compiles do).
+    collecting = _gc.isenabled()
+    if collecting:
+        _gc.disable()
     try:
         value = _resolve(name)
     except AttributeError:
@@ -148,6 +155,9 @@ def __getattr__(name):
         # compiles; do not search for a submodule again each time.
         _MISSING.add(name)
         raise
+    finally:
+        if collecting:
+            _gc.enable()
     globals()[name] = value
     return value
 

@@ -11,7 +11,7 @@ PTX is made the same way with or without a GPU.  ``NUMBA_FORCE_CUDA_CC`` overrid
 from numba.core import sigutils, types
 
 from ..common.unsupported import check_function
-from . import capability, nvvm
+from . import capability, collection_pause, nvvm
 from .pipeline import CompileOptions, compile_cuda
 from .target import cuda_target
 
@@ -41,6 +41,13 @@ def _compile_library(pyfunc, sig, debug, lineinfo, device, fastmath, cc, opt, ab
             "caller's block")
     options = CompileOptions.from_user(debug=debug, lineinfo=lineinfo, fastmath=fastmath, opt=opt,
                                        inline=bool(forceinline), launch_bounds=launch_bounds)
+    # the collector paused for the kernel wrapper and the first compile's libNVVM set-up too,
+    # not only for compile_cuda (a full collection otherwise lands in the set-up's imports)
+    with collection_pause.paused():
+        return _library_for(pyfunc, sig, options, device, cc, abi, abi_info)
+
+
+def _library_for(pyfunc, sig, options, device, cc, abi, abi_info):
     if nvvm.is_loaded():
         cc = _resolve_cc(cc)
         library, resty = compile_to_library(pyfunc, sig, options, device=device, abi=abi,

@@ -8,6 +8,11 @@ collection (30 ms) often lands inside a process's first compile.  ``paused()`` s
 collector off for the outermost compile and back on when it ends (also when it fails), so the
 garbage a compile leaves is collected once, by the next collection after it.
 
+The compile functions (``api``) pause it for the whole call -- the kernel wrapper and, on a
+process's first compile, the libNVVM set-up thread's imports too -- and ``compile_cuda`` for
+every pipeline run (the dispatcher's compiles); the package's lazy attributes (``cuda.x``)
+pause it while they import the layer behind them.
+
 Only a collector that was on is switched back on: if the program disabled it, it stays off.
 Nested compiles (device functions compiled while a kernel is typed) find it already off and
 leave it alone.  The collector is process-wide: while a compile runs, other threads' cyclic

@@ -3,6 +3,7 @@
 kernel whose typing compiles a device function, and left off when the program turned it off."""
 
 import gc
+import json
 
 import pytest
 from numba import cuda as numba_cuda
@@ -83,3 +84,50 @@ def test_cuda_jit_kernels_compile_with_the_collector_off(cuda):
     assert jitted.overloads  # compiled eagerly, through the dispatcher's own path
     assert seen and all(enabled is False for _stage, enabled in seen), seen
     assert gc.isenabled()
+
+
+def test_collector_off_while_the_kernel_wrapper_is_built(cuda, monkeypatch):
+    """The pause covers the whole compile call (api._compile_library), not only the Numba
+    pipeline: building the kernel wrapper allocates as much, and on a first compile the
+    libNVVM set-up thread's imports run then."""
+    from numba_cuda.compiler.target import cuda_target
+
+    targetctx = cuda_target.target_context
+    original = type(targetctx).make_kernel
+    seen = []
+
+    def make_kernel(self, *args, **kwargs):
+        seen.append(gc.isenabled())
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(type(targetctx), "make_kernel", make_kernel)
+
+    def plain(a):
+        a[0] = 1
+
+    cuda.compile_ptx(plain, void(int64[::1]), cc=(8, 0))
+    assert seen == [False]
+    assert gc.isenabled()
+
+
+def test_first_api_attribute_imports_with_collector_off(run_python):
+    """``cuda.compile_ptx`` first imports the compiler and dispatch layers: with the collector
+    paused (a full collection there scans ~100k objects that stay alive), and on again after."""
+    proc = run_python("""
+import gc, importlib.abc, json, sys
+from numba import cuda
+states = []
+
+class Spy(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name.startswith("numba_cuda.dispatch"):
+            states.append(gc.isenabled())
+        return None
+
+sys.meta_path.insert(0, Spy())
+cuda.compile_ptx
+print(json.dumps({"states": sorted(set(states)), "after": gc.isenabled()}))
+""")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out == {"states": [False], "after": True}
