@@ -21,7 +21,9 @@ instead.  Measured in fresh processes, for each side:
 * the total compile time of the test corpus (every ``tests/**/corpus_*.py`` entry, sm_90; median
   of ``--repeat`` processes), compared over the entries *both* sides compile (the reference
   cannot compile some without a driver);
-* ``ptxas -v -arch=sm_90`` registers and spill bytes per kernel (the same ptxas for both).
+* ``ptxas -v -arch=sm_90`` registers and spill bytes per kernel (the same ptxas for both);
+* with ``--threads N``: the common corpus entries compiled by a pool of N threads, next to the
+  same entries serially (each side; the first compile of the process excluded).
 
 The two compile times are also taken as CPU time (``time.process_time``: every thread of the
 process), which a machine busy with other work disturbs less than wall time; the targets are
@@ -188,7 +190,32 @@ acc["total"] = total
 print(json.dumps(acc))
 """
 
+# The common corpus entries (names on the command line) compiled by a pool of N threads, after
+# one serial compile (the process's first, excluded), and the same entries serially in a
+# second process: how much each package gains from compiling on threads.
+THREADS_SNIPPET = """
+import importlib.util, json, pathlib, sys, time
+from concurrent.futures import ThreadPoolExecutor
+from numba import cuda
+
+root, names, threads = pathlib.Path(sys.argv[1]), sys.argv[2].split(","), int(sys.argv[3])
+# <LOAD_CORPUS>
+chosen = [e for e in entries if e[0] in set(names)]
+first, rest = chosen[0], chosen[1:]
+compile_one = lambda e: cuda.compile_ptx(e[1], e[2], device=e[3], cc=(9, 0))
+compile_one(first)
+t0 = time.perf_counter()
+if threads > 1:
+    with ThreadPoolExecutor(threads) as pool:
+        list(pool.map(compile_one, rest))
+else:
+    for e in rest:
+        compile_one(e)
+print(time.perf_counter() - t0)
+"""
+
 CORPUS_SNIPPET = CORPUS_SNIPPET.replace("# <LOAD_CORPUS>\n", LOAD_CORPUS.lstrip("\n"))
+THREADS_SNIPPET = THREADS_SNIPPET.replace("# <LOAD_CORPUS>\n", LOAD_CORPUS.lstrip("\n"))
 BREAKDOWN_SNIPPET = BREAKDOWN_SNIPPET.replace("# <LOAD_CORPUS>\n", LOAD_CORPUS.lstrip("\n"))
 
 
@@ -383,6 +410,20 @@ def breakdown(pythons, names, repeat):
     return out
 
 
+def threaded(pythons, names, threads, repeat):
+    """Medians over ``repeat`` rounds (sides interleaved) of THREADS_SNIPPET serially and on
+    ``threads`` threads: ``{side: {"serial": s, "threads": s}}``."""
+    runs = {side: {"serial": [], "threads": []} for side in pythons}
+    for index in range(repeat):
+        order = _alternating(pythons, index)
+        for mode, n in (("serial", 1), ("threads", threads)):
+            for side, python in order:
+                runs[side][mode].append(
+                    float(run(python, THREADS_SNIPPET, ROOT, ",".join(names), n)))
+    return {side: {mode: statistics.median(v) for mode, v in got.items()}
+            for side, got in runs.items()}
+
+
 def print_breakdown(ours, ref, n):
     print(f"\nwhere the time goes (corpus, {n} common entries; medians){'ours':>9}{'ref':>9}")
     rows = (("Numba front-end passes (bytecode .. typing)", "front_end"),
@@ -416,6 +457,9 @@ def main(argv=None):
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--setup-only", action="store_true")
     parser.add_argument("--json", help="also write the raw results to this file")
+    parser.add_argument("--threads", type=int, default=0,
+                        help="also compile the common corpus entries on a pool of this many "
+                             "threads (each side), next to the same entries serially")
     parser.add_argument("--check", action="store_true",
                         help="exit with status 1 when a compile-time target is not met")
     parser.add_argument("--breakdown", action="store_true",
@@ -499,6 +543,15 @@ def main(argv=None):
     for t in targets:
         print(f"  {t['label']:<40}{t['ratio']:>6.2f}x  target <= {t['target']:.2f}x  "
               f"{'met' if t['met'] else 'NOT met'}  [CPU {t['cpu_ratio']:.2f}x]")
+    if args.threads > 1:
+        got = threaded({"ours": args.ours, "reference": ref_python}, both, args.threads,
+                       args.repeat)
+        results["threads"] = got
+        print(f"\ncorpus, {len(both) - 1} common entries after a first compile, serially and on "
+              f"{args.threads} threads [s]{'ours':>8}{'ref':>8}{'ratio':>8}")
+        for mode in ("serial", "threads"):
+            o, r = got["ours"][mode], got["reference"][mode]
+            print(f"  {mode:<60}{o:>8.3f}{r:>8.3f}{ratio(o, r):>8}")
     if args.breakdown:
         results["breakdown"] = breakdown({"ours": args.ours, "reference": ref_python}, both,
                                          args.repeat)
