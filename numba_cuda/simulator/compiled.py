@@ -1,0 +1,537 @@
+"""``NUMBA_CUDASIM_MODE=compiled``: kernels whose threads never meet, compiled by Numba's CPU target.
+
+A kernel qualifies when its threads cannot observe each other's progress: no barrier, no warp
+collective, no shared memory, no cooperative group, no ``print``, no ``while`` loop that could
+wait for another thread (a condition reading memory, or a ``break``/``return`` decided by memory),
+and only device functions that qualify too.  Such a kernel's result is the result of running its
+threads one after another in the Python simulator's order (blocks ``z, y, x``, then threads
+``z, y, x``, ``x`` fastest), which is what one compiled loop over the grid does:
+
+* the kernel is rewritten (:class:`_Rewriter`): ``cuda.threadIdx.x`` & co. become parameters,
+  ``cuda.grid(n)``/``cuda.gridsize(n)``/``cuda.laneid``/``cuda.warpsize`` arithmetic on them,
+  ``cuda.atomic.*`` plain read-modify-writes returning the old value (:mod:`.compiled_atomics`),
+  ``cuda.local.array`` a zero-filled ``np.zeros`` (as the simulator zero-fills it),
+  ``cuda.const.array_like`` the array itself, ``threadfence*``/``nanosleep`` nothing; device
+  functions are rewritten the same way, with the thread indices as leading parameters;
+* the rewritten kernel and a loop over the grid calling it are compiled by ``numba.njit``
+  (``boundscheck=True``, ``error_model="numpy"``: integer division by zero gives 0, as the CUDA
+  target's model), once per argument-type signature; the compile time is kept apart
+  (:attr:`CompiledKernel.compile_seconds`);
+* anything that goes wrong at run time (an index out of bounds, an exception the kernel raises)
+  restores the arrays the kernel may have written from copies taken before the launch and runs
+  the launch again in the Python simulator, which raises its usual report (``tid=[...]
+  ctaid=[...]: ...``) and leaves memory exactly as it leaves it.  Only arrays the kernel may write
+  are copied: an array argument whose every use is an element read with one index per dimension
+  is not.
+
+Kernels that do not qualify, and launches whose arguments Numba cannot type or whose kernel Numba
+cannot compile, run in the Python simulator; :attr:`CompiledKernel.reason` says why (also logged
+on the ``numba_cuda.simulator.compiled`` logger at DEBUG level).
+"""
+
+import ast
+import logging
+import textwrap
+import time
+
+import numpy as np
+
+from . import collectives as coll
+from . import kernelapi as kapi
+from . import kernelmemory as mem
+from .transform import _UNRESOLVED, TransformError, _fresh_prefix, _names_in, _parse, _Resolver, canonical
+
+log = logging.getLogger("numba_cuda.simulator.compiled")
+
+#: the thread-index parameters, in the order the rewritten functions take them
+INDEX_FIELDS = ("tx", "ty", "tz", "bx", "by", "bz", "bdx", "bdy", "bdz", "gdx", "gdy", "gdz")
+
+
+class NotCompilable(Exception):
+    """The kernel (or a device function it calls) cannot run compiled; the message says why."""
+
+
+def _atomic_helpers():
+    from . import compiled_atomics
+
+    return {
+        id(kapi.atomic.add): compiled_atomics.add, id(kapi.atomic.sub): compiled_atomics.sub,
+        id(kapi.atomic.max): compiled_atomics.max_, id(kapi.atomic.min): compiled_atomics.min_,
+        id(kapi.atomic.nanmax): compiled_atomics.nanmax, id(kapi.atomic.nanmin): compiled_atomics.nanmin,
+        id(kapi.atomic.and_): compiled_atomics.and_, id(kapi.atomic.or_): compiled_atomics.or_,
+        id(kapi.atomic.xor): compiled_atomics.xor, id(kapi.atomic.exch): compiled_atomics.exch,
+        id(kapi.atomic.inc): compiled_atomics.inc, id(kapi.atomic.dec): compiled_atomics.dec,
+        id(kapi.atomic.cas): compiled_atomics.cas,
+        id(kapi.atomic.compare_and_swap): compiled_atomics.compare_and_swap,
+    }
+
+
+_NO_OPS = frozenset(id(f) for f in (kapi.threadfence, kapi.threadfence_block,
+                                    kapi.threadfence_system, kapi.nanosleep))
+_DIMS = {id(kapi.threadIdx): "t", id(kapi.blockIdx): "b", id(kapi.blockDim): "bd",
+         id(kapi.gridDim): "gd"}
+#: attributes of an array that read no element
+_ARRAY_META = frozenset({"shape", "size", "ndim", "strides", "dtype", "itemsize", "nbytes"})
+#: builtins that read no memory (in the condition of a while loop)
+_PURE_CALLS = frozenset({"len", "min", "max", "abs", "int", "float", "bool", "range"})
+
+
+def _is_cuda_api(obj):
+    """Whether ``obj`` belongs to the simulator's kernel language (something to translate)."""
+    if isinstance(obj, (kapi.Dim3Value, kapi.LaneIdValue)):
+        return True
+    name = getattr(obj, "__name__", None) if type(obj).__name__ == "module" else None
+    if name is not None:
+        return name.startswith(("numba.cuda", "numba_cuda"))
+    module = getattr(obj, "__module__", None) or getattr(type(obj), "__module__", "")
+    return isinstance(module, str) and module.startswith("numba_cuda")
+
+
+def _name(id_, ctx=None):
+    return ast.Name(id=id_, ctx=ctx or ast.Load())
+
+
+def _reads_memory(expr):
+    """Whether evaluating ``expr`` may read memory another thread writes (conservative)."""
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Subscript):
+            base = node.value
+            if not (isinstance(base, ast.Attribute) and base.attr in _ARRAY_META):
+                return True
+        elif isinstance(node, ast.Attribute) and node.attr not in _ARRAY_META:
+            return True
+        elif isinstance(node, ast.Call):
+            if not (isinstance(node.func, ast.Name) and node.func.id in _PURE_CALLS):
+                return True
+    return False
+
+
+def _own_nodes(stmts):
+    """The nodes of ``stmts``, not descending into nested functions or classes."""
+    stack = list(stmts)
+    while stack:
+        node = stack.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                stack.append(child)
+
+
+def _may_wait(loop):
+    """Whether a ``while`` loop may wait for another thread: its condition reads memory, or a
+    ``break``/``return`` in it is decided by a condition reading memory."""
+    if _reads_memory(loop.test):
+        return True
+    for node in _own_nodes(loop.body):
+        if isinstance(node, (ast.If, ast.While)) and _reads_memory(node.test):
+            if any(isinstance(n, (ast.Break, ast.Return)) for n in _own_nodes(node.body + node.orelse)):
+                return True
+    return False
+
+
+class _Rewriter(ast.NodeTransformer):
+    """The kernel (or device function) as a plain function Numba's CPU target compiles."""
+
+    def __init__(self, resolver, prefix, as_device, qualname):
+        self.r = resolver
+        self.p = prefix
+        self.as_device = as_device
+        self.qualname = qualname
+        self.bindings = {}
+        self._bound = {}
+        self._atomics = None
+
+    def refuse(self, why):
+        raise NotCompilable(f"{self.qualname}: {why}")
+
+    def bind(self, obj):
+        name = self._bound.get(id(obj))
+        if name is None:
+            name = self._bound[id(obj)] = f"{self.p}b{len(self._bound)}"
+            self.bindings[name] = obj
+        return _name(name)
+
+    def index(self, field):
+        return _name(self.p + field)
+
+    def resolve(self, node):
+        obj = self.r.resolve(node)
+        return obj if obj is _UNRESOLVED else canonical(obj)
+
+    def lane(self):
+        linear = ast.BinOp(left=self.index("tx"), op=ast.Add(), right=ast.BinOp(
+            left=self.index("bdx"), op=ast.Mult(), right=ast.BinOp(
+                left=self.index("ty"), op=ast.Add(), right=ast.BinOp(
+                    left=self.index("bdy"), op=ast.Mult(), right=self.index("tz")))))
+        return ast.BinOp(left=linear, op=ast.BitAnd(), right=ast.Constant(value=coll.WARP_SIZE - 1))
+
+    def _value(self, obj, node, spelled):
+        """What a resolved name or attribute chain becomes."""
+        if obj is kapi.laneid:
+            return self.lane()
+        if obj is kapi.warpsize:
+            return ast.Constant(value=kapi.warpsize)
+        if self.as_device(obj) is not None:
+            self.refuse(f"the device function {spelled} is used as a value (only calls compile)")
+        if _is_cuda_api(obj):
+            self.refuse(f"{spelled} is not supported in the compiled mode")
+        return node
+
+    # -- names and attributes
+    def visit_Name(self, node):
+        if not isinstance(node.ctx, ast.Load):
+            return node
+        obj = self.resolve(node)
+        if obj is _UNRESOLVED:
+            return node
+        if obj is print:
+            self.refuse("print() runs in thread order only in the Python simulator")
+        return self._value(obj, node, node.id)
+
+    def visit_Attribute(self, node):
+        if not isinstance(node.ctx, ast.Load):
+            return self.generic_visit(node)
+        if node.attr in ("x", "y", "z"):
+            prefix = _DIMS.get(id(self.resolve(node.value)))
+            if prefix is not None:
+                return self.index(prefix + node.attr)
+        obj = self.resolve(node)
+        if obj is _UNRESOLVED:
+            return self.generic_visit(node)
+        base = self.resolve(node.value)
+        if not (_is_cuda_api(base) or _is_cuda_api(obj)):
+            return node  # np.float32, math.pi: Numba resolves module attributes itself
+        if _is_cuda_api(obj) and obj is not kapi.laneid:
+            return self._value(obj, node, ast.unparse(node))
+        if obj is kapi.laneid or obj is kapi.warpsize:
+            return self._value(obj, node, ast.unparse(node))
+        return self.bind(obj)  # cuda.float32 & co.: the object itself
+
+    # -- calls
+    def visit_Call(self, node):
+        obj = self.resolve(node.func)
+        if obj is _UNRESOLVED:
+            return self.generic_visit(node)
+        spelled = ast.unparse(node.func)
+        if obj is kapi.grid or obj is kapi.gridsize:
+            return self._grid(obj, node, spelled)
+        if id(obj) in _NO_OPS:
+            self._visit_args(node)
+            return ast.Constant(value=None)
+        if self._atomics is None:
+            self._atomics = _atomic_helpers()
+        helper = self._atomics.get(id(obj))
+        if helper is not None:
+            self._visit_args(node)
+            return ast.Call(func=self.bind(helper), args=node.args, keywords=node.keywords)
+        if obj is mem.local_array:
+            return self._local_array(node)
+        if obj is mem.const_array_like:
+            if len(node.args) != 1 or node.keywords:
+                self.refuse(f"{spelled} takes one array")
+            return self.visit(node.args[0])
+        if obj is print:
+            self.refuse("print() runs in thread order only in the Python simulator")
+        device = self.as_device(obj)
+        if device is not None:
+            fn = compile_device(device, self.as_device)
+            self._visit_args(node)
+            return ast.Call(func=self.bind(fn),
+                            args=[self.index(f) for f in INDEX_FIELDS] + node.args,
+                            keywords=node.keywords)
+        if _is_cuda_api(obj):
+            why = ("barriers, warp collectives, shared memory and cooperative groups need the "
+                   "Python simulator's scheduler") if _meets(obj) else "not supported in the compiled mode"
+            self.refuse(f"{spelled}(): {why}")
+        return self.generic_visit(node)
+
+    def _visit_args(self, node):
+        node.args = [self.visit(a) for a in node.args]
+        for k in node.keywords:
+            k.value = self.visit(k.value)
+
+    def _grid(self, obj, node, spelled):
+        if len(node.args) != 1 or node.keywords or not isinstance(node.args[0], ast.Constant) \
+                or node.args[0].value not in (1, 2, 3):
+            self.refuse(f"{spelled}() needs a literal 1, 2 or 3")
+        parts = []
+        for axis in "xyz"[: node.args[0].value]:
+            if obj is kapi.grid:
+                parts.append(ast.BinOp(left=ast.BinOp(left=self.index("b" + axis), op=ast.Mult(),
+                                                      right=self.index("bd" + axis)),
+                                       op=ast.Add(), right=self.index("t" + axis)))
+            else:
+                parts.append(ast.BinOp(left=self.index("bd" + axis), op=ast.Mult(),
+                                       right=self.index("gd" + axis)))
+        return parts[0] if len(parts) == 1 else ast.Tuple(elts=parts, ctx=ast.Load())
+
+    def _local_array(self, node):
+        args = list(node.args)
+        keywords = {k.arg: k.value for k in node.keywords}
+        shape = args[0] if args else keywords.get("shape")
+        dtype = args[1] if len(args) > 1 else keywords.get("dtype")
+        if shape is None or dtype is None or set(keywords) - {"shape", "dtype", "alignment"}:
+            self.refuse("cuda.local.array(shape, dtype) with other arguments")
+        dt = self.resolve(dtype)
+        if dt is _UNRESOLVED:
+            self.refuse("cuda.local.array with a dtype that is not a global name")
+        try:
+            np_dtype = mem.as_dtype(dt)
+        except Exception:  # noqa: BLE001 - the Python simulator reports it
+            self.refuse(f"cuda.local.array with dtype {ast.unparse(dtype)}")
+        kind = np_dtype.type if np_dtype.fields is None else np_dtype
+        return ast.Call(func=self.bind(np.zeros), args=[self.visit(shape), self.bind(kind)],
+                        keywords=[])
+
+    # -- statements the compiled loop cannot give the simulator's semantics
+    def visit_While(self, node):
+        if _may_wait(node):
+            self.refuse(f"the while loop at line {node.lineno + self.r_line_offset} may wait for "
+                        f"another thread (its condition, or a break/return in it, reads memory)")
+        return self.generic_visit(node)
+
+    def visit_Global(self, node):
+        self.refuse("global statements")
+
+    visit_Nonlocal = visit_Global
+
+    def visit_Yield(self, node):
+        self.refuse("generators")
+
+    visit_YieldFrom = visit_Await = visit_Yield
+
+    r_line_offset = 0
+
+
+def _meets(obj):
+    return (obj in coll.REQUEST_BUILDERS or obj is mem.shared_array or obj is mem.shared_array_at
+            or obj is kapi.this_grid or obj is kapi.lanemask_lt
+            or getattr(obj, "__module__", "") == coll.__name__)
+
+
+def _rewrite(pyfunc, as_device, device):
+    """The source-level rewrite of ``pyfunc``: ``(function, prefix, fdef)``."""
+    try:
+        _, fdef = _parse(pyfunc)
+    except TransformError as exc:
+        raise NotCompilable(str(exc)) from None
+    except Exception as exc:  # noqa: BLE001 - e.g. try statements: the Python path refuses them
+        raise NotCompilable(f"{pyfunc.__qualname__}: {type(exc).__name__}") from None
+    code = pyfunc.__code__
+    qualname = pyfunc.__qualname__
+    args = fdef.args
+    if args.vararg or args.kwarg or args.kwonlyargs:
+        raise NotCompilable(f"{qualname}: *args, **kwargs or keyword-only parameters")
+    resolver = _Resolver(pyfunc, fdef)
+    prefix = _fresh_prefix(_names_in(fdef, code) | {"np"})
+    rewriter = _Rewriter(resolver, prefix, as_device, qualname)
+    rewriter.r_line_offset = code.co_firstlineno - 1
+    fdef.body = [rewriter.visit(stmt) for stmt in fdef.body]
+    fdef.decorator_list = []
+    fdef.returns = None
+    fdef.name = f"{prefix}{pyfunc.__name__}"
+    index_args = [ast.arg(arg=prefix + f) for f in INDEX_FIELDS]
+    if args.posonlyargs:
+        args.posonlyargs[:0] = index_args
+    else:
+        args.args[:0] = index_args
+    module = ast.Module(body=[fdef], type_ignores=[])
+    ast.fix_missing_locations(module)
+    ast.increment_lineno(module, code.co_firstlineno - 1)
+    namespace = dict(pyfunc.__globals__)
+    for name, cell in zip(code.co_freevars, pyfunc.__closure__ or ()):
+        try:
+            namespace[name] = cell.cell_contents  # frozen at the first launch, as Numba does
+        except ValueError:
+            raise NotCompilable(f"{qualname}: the closure variable {name} is not set") from None
+    namespace.update(rewriter.bindings)
+    exec(compile(module, code.co_filename, "exec"), namespace)  # noqa: S102 - the user's kernel
+    fn = namespace[fdef.name]
+    fn.__defaults__ = pyfunc.__defaults__
+    return fn, fdef
+
+
+_NJIT_OPTIONS = dict(boundscheck=True, error_model="numpy", nogil=False)
+_DEVICES_BUSY = set()
+
+
+def compile_device(device, as_device):
+    """The njit form of a device function (thread indices first), made once per function."""
+    cached = getattr(device, "_sim_compiled", None)
+    if cached is not None:
+        if isinstance(cached, NotCompilable):
+            raise cached
+        return cached
+    key = id(device)
+    if key in _DEVICES_BUSY:
+        raise NotCompilable(f"{device.py_func.__qualname__}: recursive device functions")
+    _DEVICES_BUSY.add(key)
+    try:
+        import numba
+
+        fn, _ = _rewrite(device.py_func, as_device, device=True)
+        result = numba.njit(**_NJIT_OPTIONS)(fn)
+    except NotCompilable as exc:
+        result = exc
+    finally:
+        _DEVICES_BUSY.discard(key)
+    device._sim_compiled = result
+    if isinstance(result, NotCompilable):
+        raise result
+    return result
+
+
+def _index_count(slice_):
+    """How many dimensions a subscript indexes with plain (non-slice) indices; None otherwise."""
+    elts = slice_.elts if isinstance(slice_, ast.Tuple) else [slice_]
+    if any(isinstance(e, (ast.Slice, ast.Starred)) for e in elts):
+        return None
+    return len(elts)
+
+
+def _read_only_uses(fdef, params):
+    """For each parameter: the set of index counts of its uses when every use is an element
+    read ``p[i, j]`` or an attribute like ``p.shape``; None when it may be written (or aliased)."""
+    parents = {}
+    for node in ast.walk(fdef):
+        for child in ast.iter_child_nodes(node):
+            parents[child] = node
+    uses = {p: set() for p in params}
+    for node in ast.walk(fdef):
+        if not (isinstance(node, ast.Name) and node.id in uses and uses[node.id] is not None):
+            continue
+        if not isinstance(node.ctx, ast.Load):
+            uses[node.id] = None
+            continue
+        parent = parents.get(node)
+        if isinstance(parent, ast.Attribute) and parent.attr in _ARRAY_META:
+            continue
+        if isinstance(parent, ast.Subscript) and parent.value is node and \
+                isinstance(parent.ctx, ast.Load):
+            count = _index_count(parent.slice)
+            grand = parents.get(parent)
+            if count is not None and not (isinstance(grand, (ast.Attribute, ast.Subscript))
+                                          and grand.value is parent):
+                uses[node.id].add(count)
+                continue
+        uses[node.id] = None
+    return [uses[p] for p in params]
+
+
+_GRID_SOURCE = """
+def grid_loop(gdx, gdy, gdz, bdx, bdy, bdz, {args}):
+    for bz in range(gdz):
+        for by in range(gdy):
+            for bx in range(gdx):
+                for tz in range(bdz):
+                    for ty in range(bdy):
+                        for tx in range(bdx):
+                            body(tx, ty, tz, bx, by, bz, bdx, bdy, bdz, gdx, gdy, gdz, {args})
+"""
+
+
+class CompiledKernel:
+    """The compiled form of one kernel, or why it has none (:attr:`reason`)."""
+
+    def __init__(self, pyfunc, as_device, options):
+        self.qualname = pyfunc.__qualname__
+        #: why the kernel (or its latest launch) did not run compiled; None when it did
+        self.reason = None
+        #: seconds spent compiling, over all signatures
+        self.compile_seconds = 0.0
+        self._loop = None
+        self._signatures = {}  # argument types -> True (compiled) or the reason it is not
+        self._readonly = []
+        if options.get("debug"):
+            self._refuse(f"{self.qualname}: debug=True kernels (division by zero raises there)")
+            return
+        try:
+            body, fdef = _rewrite(pyfunc, as_device, device=False)
+        except NotCompilable as exc:
+            self._refuse(str(exc))
+            return
+        import numba
+
+        params = [a.arg for a in fdef.args.posonlyargs + fdef.args.args][len(INDEX_FIELDS):]
+        self._readonly = _read_only_uses(fdef, params)
+        names = ", ".join(f"a{k}" for k in range(len(params)))
+        namespace = {"body": numba.njit(**_NJIT_OPTIONS)(body)}
+        exec(textwrap.dedent(_GRID_SOURCE.format(args=names)).replace(", )", ")"), namespace)  # noqa: S102
+        self._loop = numba.njit(**_NJIT_OPTIONS)(namespace["grid_loop"])
+
+    def _refuse(self, why):
+        self.reason = why
+        log.debug("kernel runs in the Python simulator: %s", why)
+
+    @property
+    def eligible(self):
+        return self._loop is not None
+
+    def _types(self, args):
+        import numba
+
+        out = []
+        for a in args:
+            if isinstance(a, np.ndarray) and (a.dtype.hasobject or not a.dtype.isnative):
+                return None
+            try:
+                out.append(numba.typeof(a))
+            except (ValueError, TypeError):
+                return None
+        return tuple(out)
+
+    def _prepare(self, types_):
+        """Compile for ``types_`` (once); True when it compiled."""
+        state = self._signatures.get(types_)
+        if state is None:
+            import numba
+
+            start = time.perf_counter()
+            try:
+                self._loop.compile((numba.int64,) * 6 + types_)
+                state = True
+            except Exception as exc:  # noqa: BLE001 - Numba's errors: the Python simulator runs it
+                first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+                state = f"{self.qualname}: Numba could not compile it for {types_}: {first}"
+            self.compile_seconds += time.perf_counter() - start
+            self._signatures[types_] = state
+        if state is not True:
+            self._refuse(state)
+            return False
+        return True
+
+    def run(self, grid, block, args):
+        """Run the launch compiled; False when it did not (memory is then as before the call,
+        and the caller runs the launch in the Python simulator)."""
+        if self._loop is None:
+            return False
+        args = [a.view(np.ndarray) if isinstance(a, np.recarray) else a for a in args]
+        types_ = self._types(args)
+        if types_ is None:
+            self._refuse(f"{self.qualname}: an argument Numba cannot type")
+            return False
+        if not self._prepare(types_):
+            return False
+        saved = []
+        for a, uses in zip(args, self._readonly + [None] * (len(args) - len(self._readonly))):
+            for arr in _arrays_in(a):
+                if uses is None or uses != {arr.ndim} or arr.dtype.fields is not None:
+                    saved.append((arr, arr.copy()))
+        try:
+            self._loop(*grid, *block, *args)
+        except Exception as exc:  # noqa: BLE001 - the Python simulator reruns it and reports
+            for arr, copy in saved:
+                np.copyto(arr, copy)
+            self._refuse(f"{self.qualname}: the compiled launch raised {type(exc).__name__} "
+                         f"({exc}); rerun in the Python simulator")
+            return False
+        self.reason = None
+        return True
+
+
+def _arrays_in(value):
+    if isinstance(value, np.ndarray):
+        yield value
+    elif isinstance(value, tuple):
+        for v in value:
+            yield from _arrays_in(v)
