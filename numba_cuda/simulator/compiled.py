@@ -31,6 +31,7 @@ on the ``numba_cuda.simulator.compiled`` logger at DEBUG level).
 
 import ast
 import logging
+import math
 import textwrap
 import time
 
@@ -232,6 +233,11 @@ class _Rewriter(ast.NodeTransformer):
             return self.visit(node.args[0])
         if obj is print:
             self.refuse("print() runs in thread order only in the Python simulator")
+        if obj is round and len(node.args) > 1:
+            self.refuse("round(x, ndigits): the GPU rounds the exact value, Numba's CPU code does not")
+        conversion = self._conversion(obj, node)
+        if conversion is not None:
+            return conversion
         device = self.as_device(obj)
         if device is not None:
             fn = compile_device(device, self.as_device)
@@ -244,6 +250,91 @@ class _Rewriter(ast.NodeTransformer):
                    "Python simulator's scheduler") if _meets(obj) else "not supported in the compiled mode"
             self.refuse(f"{spelled}(): {why}")
         return self.generic_visit(node)
+
+    def _arith(self):
+        from . import compiled_arith
+
+        return compiled_arith
+
+    def _conversion(self, obj, node):
+        """``int(x)``, ``np.int32(x)``, ``numba.uint8(x)``: a float converts as ``cvt.rzi``."""
+        if len(node.args) != 1 or node.keywords:
+            return None
+        rounding = {id(round): "round_", id(math.floor): "floor", id(math.ceil): "ceil",
+                    id(math.trunc): "trunc"}.get(id(obj))
+        if rounding is not None:
+            self._visit_args(node)
+            return ast.Call(func=self.bind(getattr(self._arith(), rounding)), args=node.args,
+                            keywords=[])
+        if obj is int:
+            self._visit_args(node)
+            return ast.Call(func=self.bind(self._arith().to_int), args=node.args, keywords=[])
+        is_int_class = isinstance(obj, type) and issubclass(obj, np.integer)
+        if not is_int_class and type(obj).__module__.startswith("numba"):
+            from numba.core import types
+
+            is_int_class = isinstance(obj, types.Integer)
+        if not is_int_class:
+            return None
+        self._visit_args(node)
+        return ast.Call(func=self.bind(self._arith().converted), args=[self.bind(obj)] + node.args,
+                        keywords=[])
+
+    # -- operators where the CPU's instruction is not PTX's
+    _SHIFTS = {ast.LShift: "shl", ast.RShift: "shr"}
+
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        name = self._SHIFTS.get(type(node.op))
+        if name is None or (isinstance(node.left, ast.Constant) and isinstance(node.right, ast.Constant)):
+            return node
+        return ast.copy_location(ast.Call(func=self.bind(getattr(self._arith(), name)),
+                                          args=[node.left, node.right], keywords=[]), node)
+
+    @staticmethod
+    def _simple(expr):
+        """Whether ``expr`` may be evaluated twice (no call, no assignment expression, no slice)."""
+        return not any(isinstance(n, (ast.Call, ast.NamedExpr, ast.Slice, ast.Starred, ast.Lambda))
+                       for n in ast.walk(expr))
+
+    def visit_Compare(self, node):
+        self.generic_visit(node)
+        for op, right in zip(node.ops, node.comparators):
+            if isinstance(op, (ast.Is, ast.IsNot)) and not (
+                    isinstance(right, ast.Constant) and right.value is None):
+                self.refuse("'is' between objects other than None (Numba's CPU code compares "
+                            "them otherwise)")
+        return node
+
+    def _stored(self, target, value):
+        """``value`` as stored into ``target`` (a float into an integer array: ``cvt.rzi``)."""
+        return ast.Call(func=self.bind(self._arith().stored), args=[_name(target.value.id), value],
+                        keywords=[])
+
+    def _element_target(self, target):
+        return isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
+            and self._simple(target.slice)
+
+    def visit_Assign(self, node):
+        self.generic_visit(node)
+        if len(node.targets) == 1 and self._element_target(node.targets[0]):
+            node.value = self._stored(node.targets[0], node.value)
+        return node
+
+    def visit_AugAssign(self, node):
+        self.generic_visit(node)
+        target = node.target
+        if isinstance(target, ast.Name):
+            load = _name(target.id)
+        elif self._element_target(target):
+            load = ast.Subscript(value=_name(target.value.id), slice=target.slice, ctx=ast.Load())
+        else:
+            return node
+        value = self.visit_BinOp(ast.BinOp(left=load, op=node.op, right=node.value))
+        if isinstance(target, ast.Subscript):
+            value = self._stored(target, value)
+        store = ast.Assign(targets=[target], value=value)
+        return ast.copy_location(store, node)
 
     def _visit_args(self, node):
         node.args = [self.visit(a) for a in node.args]

@@ -14,7 +14,7 @@ import numba
 from numba.core import errors, types
 from numba.extending import overload
 
-_OPTIONS = dict(boundscheck=True, error_model="numpy")
+from .compiled_arith import _OPTIONS, _saturating
 _CAS_TYPES = (types.int32, types.uint32, types.int64, types.uint64)
 
 
@@ -37,6 +37,9 @@ def _check_cas(ary):
 @overload(_elem, target="cpu")
 def _elem_impl(ary, val):
     dtype = ary.dtype
+    if isinstance(dtype, types.Integer) and isinstance(val, types.Float):
+        convert = numba.njit(**_OPTIONS)(_saturating(dtype))  # cvt.rzi, as the GPU converts
+        return lambda ary, val: convert(val)
     return lambda ary, val: dtype(val)
 
 
