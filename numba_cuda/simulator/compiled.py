@@ -317,8 +317,21 @@ class _Rewriter(ast.NodeTransformer):
 
     def visit_Assign(self, node):
         self.generic_visit(node)
-        if len(node.targets) == 1 and self._element_target(node.targets[0]):
-            node.value = self._stored(node.targets[0], node.value)
+        target = node.targets[0] if len(node.targets) == 1 else None
+        field = None  # rec.x = v, recs[i].x = v, rec["x"] = v: a record field
+        if isinstance(target, ast.Attribute):
+            field = target.attr
+        elif isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant) \
+                and isinstance(target.slice.value, str):
+            field = target.slice.value
+        if field is not None and self._simple(target.value):
+            base = ast.fix_missing_locations(ast.copy_location(
+                _load_copy(target.value), target.value))
+            node.value = ast.Call(func=self.bind(self._arith().stored_field),
+                                  args=[base, ast.Constant(value=field), node.value],
+                                  keywords=[])
+        elif target is not None and self._element_target(target):
+            node.value = self._stored(target, node.value)
         return node
 
     def visit_AugAssign(self, node):
@@ -392,6 +405,17 @@ class _Rewriter(ast.NodeTransformer):
     visit_YieldFrom = visit_Await = visit_Yield
 
     r_line_offset = 0
+
+
+def _load_copy(expr):
+    """A copy of ``expr`` (a store target's base) that loads."""
+    import copy
+
+    expr = copy.deepcopy(expr)
+    for node in ast.walk(expr):
+        if hasattr(node, "ctx"):
+            node.ctx = ast.Load()
+    return expr
 
 
 def _meets(obj):

@@ -140,3 +140,17 @@ overload(floor, target="cpu")(_to_integer(lambda v: np.floor(v), lambda value: m
 overload(ceil, target="cpu")(_to_integer(lambda v: np.ceil(v), lambda value: math.ceil(value)))
 overload(trunc, target="cpu")(_to_integer(lambda v: np.trunc(v), lambda value: math.trunc(value)))
 overload(round_, target="cpu")(_to_integer(_float_round, lambda value: round(value)))
+
+
+def stored_field(rec, name, value):
+    """``value`` as it is stored into field ``name`` of record ``rec`` (compiled only)."""
+
+
+@overload(stored_field, target="cpu", prefer_literal=True)
+def _stored_field_impl(rec, name, value):
+    if isinstance(rec, types.Record) and isinstance(name, types.StringLiteral):
+        field = rec.typeof(name.literal_value)
+        if isinstance(field, types.Integer) and isinstance(value, types.Float):
+            convert = numba.njit(**_OPTIONS)(_saturating(field))
+            return lambda rec, name, value: convert(value)
+    return lambda rec, name, value: value
