@@ -30,9 +30,10 @@ on the ``numba_cuda.simulator.compiled`` logger at DEBUG level).
 """
 
 import ast
+import copy
 import logging
 import math
-import textwrap
+import sys
 import time
 
 import numpy as np
@@ -409,8 +410,6 @@ class _Rewriter(ast.NodeTransformer):
 
 def _load_copy(expr):
     """A copy of ``expr`` (a store target's base) that loads."""
-    import copy
-
     expr = copy.deepcopy(expr)
     for node in ast.walk(expr):
         if hasattr(node, "ctx"):
@@ -424,8 +423,117 @@ def _meets(obj):
             or getattr(obj, "__module__", "") == coll.__name__)
 
 
+class _Rewritten:
+    """A rewritten kernel: its phases (one function each; one phase when it has no barrier)."""
+
+    def __init__(self, fns, fdef, params, shared, states):
+        self.fns = fns          # the phase functions, in order
+        self.fdef = fdef        # the rewritten function as one (for the written-array analysis)
+        self.params = params    # the kernel's parameters
+        self.shared = shared    # [(name, shape, numpy dtype)]: the block's shared arrays
+        self.states = states    # states[k]: the variables phase k hands to phase k + 1
+
+
+def _is_call_of(stmt, resolver, objs):
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and \
+        not stmt.value.args and not stmt.value.keywords and \
+        canonical(resolver.resolve(stmt.value.func)) in objs
+
+
+def _constant_shape(node, resolver):
+    """The shape of a shared array as an int or tuple of ints (constants or global names)."""
+    if isinstance(node, ast.Tuple):
+        parts = [_constant_shape(e, resolver) for e in node.elts]
+        return None if None in parts else tuple(parts)
+    value = _constant_int(node, resolver)
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value > 0:
+        return int(value)
+    if isinstance(value, tuple) and value and all(isinstance(v, int) and v > 0 for v in value):
+        return value
+    return None
+
+
+_INT_OPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
+            ast.Mult: lambda a, b: a * b, ast.FloorDiv: lambda a, b: a // b if b else None,
+            ast.LShift: lambda a, b: a << b if 0 <= b < 64 else None}
+
+
+def _constant_int(node, resolver):
+    """The value of an integer expression of constants and global names (None otherwise)."""
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.BinOp) and type(node.op) in _INT_OPS:
+        left, right = _constant_int(node.left, resolver), _constant_int(node.right, resolver)
+        if isinstance(left, int) and isinstance(right, int):
+            return _INT_OPS[type(node.op)](left, right)
+        return None
+    value = resolver.resolve(node)
+    return None if value is _UNRESOLVED else value
+
+
+def _split_phases(fdef, resolver, qualname):
+    """The body split at top-level ``cuda.syncthreads()``; the top-level shared arrays taken out.
+    Returns ``(phases, shared)``; one phase and no shared array when the kernel has neither."""
+    phases, shared, current = [], [], []
+    for stmt in fdef.body:
+        if _is_call_of(stmt, resolver, (kapi.syncthreads,)):
+            phases.append(current)
+            current = []
+            continue
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
+                isinstance(stmt.targets[0], ast.Name) and isinstance(stmt.value, ast.Call) and \
+                canonical(resolver.resolve(stmt.value.func)) is mem.shared_array:
+            call = stmt.value
+            keywords = {k.arg: k.value for k in call.keywords}
+            shape = call.args[0] if call.args else keywords.get("shape")
+            dtype = call.args[1] if len(call.args) > 1 else keywords.get("dtype")
+            shape = None if shape is None else _constant_shape(shape, resolver)
+            dt = _UNRESOLVED if dtype is None else resolver.resolve(dtype)
+            if shape is None or dt is _UNRESOLVED or set(keywords) - {"shape", "dtype", "alignment"}:
+                raise NotCompilable(f"{qualname}: a shared array whose shape is not a constant "
+                                    f"(dynamic shared memory) or whose dtype is not a global name")
+            try:
+                np_dtype = mem.as_dtype(canonical(dt))
+            except Exception:  # noqa: BLE001 - the Python simulator reports it
+                raise NotCompilable(f"{qualname}: a shared array of dtype {ast.unparse(dtype)}") from None
+            shared.append((stmt.targets[0].id, shape, np_dtype))
+            continue
+        current.append(stmt)
+    phases.append(current)
+    if len(phases) > 1:
+        for phase in phases[:-1]:
+            if any(isinstance(n, ast.Return) for n in _own_nodes(phase)):
+                raise NotCompilable(f"{qualname}: a return before a barrier (the thread would "
+                                    f"leave the block's later phases)")
+    names = [n for n, _, _ in shared]
+    if len(set(names)) != len(names):
+        raise NotCompilable(f"{qualname}: a shared array name assigned twice")
+    for node in ast.walk(ast.Module(body=[s for p in phases for s in p], type_ignores=[])):
+        if isinstance(node, ast.Name) and node.id in names and not isinstance(node.ctx, ast.Load):
+            raise NotCompilable(f"{qualname}: the shared array name {node.id} is assigned again")
+    return phases, shared
+
+
+def _stored_names(stmts):
+    out = set()
+    for node in ast.walk(ast.Module(body=list(stmts), type_ignores=[])):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            out.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            out.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            out.update((a.asname or a.name).split(".")[0] for a in node.names)
+    return out
+
+
+def _loaded_names(stmts):
+    return {node.id for node in ast.walk(ast.Module(body=list(stmts), type_ignores=[]))
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
+
+
 def _rewrite(pyfunc, as_device, device):
-    """The source-level rewrite of ``pyfunc``: ``(function, prefix, fdef)``."""
+    """The source-level rewrite of ``pyfunc`` (:class:`_Rewritten`).  A kernel (not a device
+    function) may have top-level barriers and shared arrays: it becomes one function per phase."""
     try:
         _, fdef = _parse(pyfunc)
     except TransformError as exc:
@@ -441,16 +549,44 @@ def _rewrite(pyfunc, as_device, device):
     prefix = _fresh_prefix(_names_in(fdef, code) | {"np"})
     rewriter = _Rewriter(resolver, prefix, as_device, qualname)
     rewriter.r_line_offset = code.co_firstlineno - 1
-    fdef.body = [rewriter.visit(stmt) for stmt in fdef.body]
-    fdef.decorator_list = []
-    fdef.returns = None
-    fdef.name = f"{prefix}{pyfunc.__name__}"
-    index_args = [ast.arg(arg=prefix + f) for f in INDEX_FIELDS]
-    if args.posonlyargs:
-        args.posonlyargs[:0] = index_args
+    if device:
+        phases, shared = [fdef.body], []
     else:
-        args.args[:0] = index_args
-    module = ast.Module(body=[fdef], type_ignores=[])
+        phases, shared = _split_phases(fdef, resolver, qualname)
+    phases = [[rewriter.visit(stmt) for stmt in phase] for phase in phases]
+    params = [a.arg for a in args.posonlyargs + args.args]
+    fixed = set(params) | {n for n, _, _ in shared}
+    states = []
+    for k in range(len(phases) - 1):
+        before = _stored_names(s for p in phases[: k + 1] for s in p)
+        after = _loaded_names(s for p in phases[k + 1:] for s in p)
+        states.append(sorted((before & after) - fixed))
+    index_args = [ast.arg(arg=prefix + f) for f in INDEX_FIELDS]
+    shared_args = [ast.arg(arg=n) for n, _, _ in shared]
+    fdefs = []
+    for k, body in enumerate(phases):
+        phase = ast.FunctionDef(
+            name=f"{prefix}{pyfunc.__name__}_{k}", args=copy.deepcopy(args),
+            body=list(body), decorator_list=[], returns=None,
+            **({"type_params": []} if sys.version_info >= (3, 12) else {}))
+        ast.copy_location(phase, fdef)
+        extra = index_args + shared_args
+        if phase.args.posonlyargs:
+            phase.args.posonlyargs[:0] = extra
+        else:
+            phase.args.args[:0] = extra
+        if k > 0:  # the variables the previous phase handed over
+            phase.args.args.append(ast.arg(arg=prefix + "state"))
+            targets = [_name(prefix + "d", ast.Store())] + [_name(n, ast.Store()) for n in states[k - 1]]
+            phase.body.insert(0, ast.Assign(targets=[ast.Tuple(elts=targets, ctx=ast.Store())],
+                                            value=_name(prefix + "state")))
+        if k < len(phases) - 1:
+            phase.body.append(ast.Return(value=ast.Tuple(
+                elts=[ast.Constant(value=0)] + [_name(n) for n in states[k]], ctx=ast.Load())))
+        if not phase.body:
+            phase.body = [ast.Pass()]
+        fdefs.append(phase)
+    module = ast.Module(body=fdefs, type_ignores=[])
     ast.fix_missing_locations(module)
     ast.increment_lineno(module, code.co_firstlineno - 1)
     namespace = dict(pyfunc.__globals__)
@@ -461,9 +597,12 @@ def _rewrite(pyfunc, as_device, device):
             raise NotCompilable(f"{qualname}: the closure variable {name} is not set") from None
     namespace.update(rewriter.bindings)
     exec(compile(module, code.co_filename, "exec"), namespace)  # noqa: S102 - the user's kernel
-    fn = namespace[fdef.name]
-    fn.__defaults__ = pyfunc.__defaults__
-    return fn, fdef
+    fns = [namespace[f.name] for f in fdefs]
+    fns[-1].__defaults__ = pyfunc.__defaults__
+    whole = ast.FunctionDef(name=fdef.name, args=args, body=[s for p in phases for s in p],
+                            decorator_list=[], returns=None,
+                            **({"type_params": []} if sys.version_info >= (3, 12) else {}))
+    return _Rewritten(fns, whole, params, shared, states)
 
 
 _NJIT_OPTIONS = dict(boundscheck=True, error_model="numpy", nogil=False)
@@ -484,10 +623,13 @@ def compile_device(device, as_device):
     try:
         import numba
 
-        fn, _ = _rewrite(device.py_func, as_device, device=True)
+        fn = _rewrite(device.py_func, as_device, device=True).fns[0]
         result = numba.njit(**_NJIT_OPTIONS)(fn)
     except NotCompilable as exc:
         result = exc
+    except Exception as exc:  # noqa: BLE001 - a construct the rewrite does not know
+        result = NotCompilable(f"{device.py_func.__qualname__}: the compiled mode's rewrite "
+                               f"failed ({type(exc).__name__}: {exc})")
     finally:
         _DEVICES_BUSY.discard(key)
     device._sim_compiled = result
@@ -533,16 +675,33 @@ def _read_only_uses(fdef, params):
     return [uses[p] for p in params]
 
 
-_GRID_SOURCE = """
-def grid_loop(gdx, gdy, gdz, bdx, bdy, bdz, {args}):
-    for bz in range(gdz):
-        for by in range(gdy):
-            for bx in range(gdx):
-                for tz in range(bdz):
-                    for ty in range(bdy):
-                        for tx in range(bdx):
-                            body(tx, ty, tz, bx, by, bz, bdx, bdy, bdz, gdx, gdy, gdz, {args})
-"""
+def _grid_source(nparams, nphases, nshared):
+    """The loop over the grid: per block, its shared arrays (zero-filled), then each phase for
+    every thread in the Python simulator's order, handing each thread's variables to the next."""
+    args = ", ".join(f"a{k}" for k in range(nparams))
+    shared = ", ".join(f"s{k}" for k in range(nshared))
+    lines = [f"def grid_loop(gdx, gdy, gdz, bdx, bdy, bdz{', ' + args if args else ''}):",
+             "    for bz in range(gdz):",
+             "        for by in range(gdy):",
+             "            for bx in range(gdx):"]
+    ind = " " * 16
+    lines += [f"{ind}s{k} = np.zeros(shape{k}, dtype{k})" for k in range(nshared)]
+    for p in range(nphases):
+        parts = ["tx, ty, tz, bx, by, bz, bdx, bdy, bdz, gdx, gdy, gdz"]
+        parts += [shared] if shared else []
+        parts += [args] if args else []
+        parts += [f"st{p - 1}[t]"] if p > 0 else []
+        call = f"phase{p}({', '.join(parts)})"
+        if p < nphases - 1:
+            lines.append(f"{ind}st{p} = []")
+        lines += [f"{ind}t = 0",
+                  f"{ind}for tz in range(bdz):",
+                  f"{ind}    for ty in range(bdy):",
+                  f"{ind}        for tx in range(bdx):"]
+        inner = ind + " " * 12
+        lines.append(f"{inner}st{p}.append({call})" if p < nphases - 1 else f"{inner}{call}")
+        lines.append(f"{inner}t += 1")
+    return "\n".join(lines) + "\n"
 
 
 class CompiledKernel:
@@ -557,21 +716,32 @@ class CompiledKernel:
         self._loop = None
         self._signatures = {}  # argument types -> True (compiled) or the reason it is not
         self._readonly = []
+        self.phases = 0
         if options.get("debug"):
             self._refuse(f"{self.qualname}: debug=True kernels (division by zero raises there)")
             return
         try:
-            body, fdef = _rewrite(pyfunc, as_device, device=False)
+            rewritten = _rewrite(pyfunc, as_device, device=False)
         except NotCompilable as exc:
             self._refuse(str(exc))
             return
+        except Exception as exc:  # noqa: BLE001 - a construct the rewrite does not know
+            self._refuse(f"{self.qualname}: the compiled mode's rewrite failed "
+                         f"({type(exc).__name__}: {exc})")
+            return
         import numba
 
-        params = [a.arg for a in fdef.args.posonlyargs + fdef.args.args][len(INDEX_FIELDS):]
-        self._readonly = _read_only_uses(fdef, params)
-        names = ", ".join(f"a{k}" for k in range(len(params)))
-        namespace = {"body": numba.njit(**_NJIT_OPTIONS)(body)}
-        exec(textwrap.dedent(_GRID_SOURCE.format(args=names)).replace(", )", ")"), namespace)  # noqa: S102
+        #: how many phases (barriers + 1) the kernel has
+        self.phases = len(rewritten.fns)
+        self._readonly = _read_only_uses(rewritten.fdef, rewritten.params)
+        namespace = {"np": np}
+        for k, fn in enumerate(rewritten.fns):
+            namespace[f"phase{k}"] = numba.njit(**_NJIT_OPTIONS)(fn)
+        for k, (_, shape, dtype) in enumerate(rewritten.shared):
+            namespace[f"shape{k}"] = shape
+            namespace[f"dtype{k}"] = dtype.type if dtype.fields is None else dtype
+        source = _grid_source(len(rewritten.params), len(rewritten.fns), len(rewritten.shared))
+        exec(source, namespace)  # noqa: S102 - generated above
         self._loop = numba.njit(**_NJIT_OPTIONS)(namespace["grid_loop"])
 
     def _refuse(self, why):

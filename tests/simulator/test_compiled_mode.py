@@ -117,6 +117,47 @@ def records(recs, out):
         recs[i].a = i
 
 
+def with_barrier(out):
+    sh = cuda.shared.array(32, int32)
+    sh[cuda.threadIdx.x] = cuda.threadIdx.x
+    cuda.syncthreads()
+    out[cuda.threadIdx.x] = sh[31 - cuda.threadIdx.x]
+
+
+STPB, R = 32, 2
+
+
+def stencil(x, out):  # shared tile with halo, one barrier, variables live across it
+    tile = cuda.shared.array(STPB + 2 * R, float32)
+    i = cuda.grid(1)
+    t = cuda.threadIdx.x
+    n = x.size
+    tile[t + R] = x[i] if i < n else 0
+    if t < R:
+        j = i - R
+        tile[t] = x[j] if 0 <= j < n else 0
+        k = i + STPB
+        tile[t + STPB + R] = x[k] if k < n else 0
+    cuda.syncthreads()
+    if i >= n:
+        return
+    acc = float32(0)
+    for d in range(-R, R + 1):
+        acc += tile[t + R + d]
+    out[i] = acc
+
+
+def two_barriers(out, counter):  # two phases of shared traffic, atomics in thread order
+    sh = cuda.shared.array((2, 16), int32)
+    t = cuda.threadIdx.x
+    sh[0, t] = t * (cuda.blockIdx.x + 1)
+    cuda.syncthreads()
+    mine = sh[0, 15 - t]
+    sh[1, t] = mine + cuda.atomic.add(counter, 0, 1)
+    cuda.syncthreads()
+    out[cuda.blockIdx.x, t] = sh[1, (t + 1) % 16] - mine
+
+
 REC = np.dtype([("a", np.int32), ("b", np.float64)])
 _RNG = np.random.default_rng(1)
 _F = _RNG.random(1000, dtype=np.float32)
@@ -133,6 +174,9 @@ CASES = {
     "complex": (complex_numbers, (2, 32), ((_F[:50] + 1j * _F[50:100]).astype(np.complex64),
                                            np.zeros(50, np.complex64))),
     "dims_3d": (dims_3d, ((2, 2, 2), (4, 3, 2)), (np.zeros((7, 5, 3), np.int64),)),
+    "with_barrier": (with_barrier, (1, 32), (np.zeros(32, np.int32),)),
+    "stencil": (stencil, (4, STPB), (_F[:120], np.zeros(120, np.float32))),
+    "two_barriers": (two_barriers, (3, 16), (np.zeros((3, 16), np.int64), np.zeros(1, np.int64))),
     "records": (records, (1, 16), (np.array([(k, k / 4) for k in range(10)], REC),
                                    np.zeros(10, np.float64))),
 }
@@ -199,6 +243,26 @@ def test_errors_are_the_python_simulators_reports_with_its_memory(fn, nargs):
     assert "rerun in the Python simulator" in comp.sim_compiled_reason
 
 
+def oob_shared(out):
+    sh = cuda.shared.array(8, int32)
+    sh[cuda.threadIdx.x] = 1     # 8 elements, 16 threads
+    cuda.syncthreads()
+    out[cuda.threadIdx.x] = sh[0]
+
+
+def test_barrier_kernels_report_errors_as_the_python_simulator():
+    py, comp = both(oob_shared)
+    assert comp.sim_mode == "compiled"
+    results = []
+    for kernel in (py, comp):
+        out = np.zeros(16, np.int32)
+        with pytest.raises(IndexError) as info:
+            kernel[1, 16](out)
+        results.append((str(info.value), out.tolist()))
+    assert "tid=[8, 0, 0] ctaid=[0, 0, 0]" in results[0][0]
+    assert results[1] == results[0]
+
+
 def test_only_arrays_the_kernel_may_write_are_copied():
     tree = ast.parse("def k(a, b, c, d, e):\n"
                      "    b[a[0, 1]] = c.shape[0] + c[2]\n"
@@ -210,13 +274,6 @@ def test_only_arrays_the_kernel_may_write_are_copied():
 
 
 # ---- kernels that stay in the Python simulator, with the reason -------------------------------------
-def with_barrier(out):
-    sh = cuda.shared.array(32, int32)
-    sh[cuda.threadIdx.x] = cuda.threadIdx.x
-    cuda.syncthreads()
-    out[cuda.threadIdx.x] = sh[31 - cuda.threadIdx.x]
-
-
 def with_shuffle(out):
     out[cuda.threadIdx.x] = cuda.shfl_down_sync(0xFFFFFFFF, cuda.threadIdx.x, 1)
 
@@ -245,8 +302,26 @@ def via_device_barrier(out):
     out[cuda.threadIdx.x] = 1
 
 
+def barrier_in_loop(out):
+    sh = cuda.shared.array(32, int32)
+    for k in range(2):
+        sh[cuda.threadIdx.x] = k
+        cuda.syncthreads()
+    out[cuda.threadIdx.x] = sh[0]
+
+
+def return_before_barrier(out):
+    sh = cuda.shared.array(32, int32)
+    if cuda.threadIdx.x > 30:
+        return
+    sh[cuda.threadIdx.x] = 1
+    cuda.syncthreads()
+    out[cuda.threadIdx.x] = sh[0]
+
+
 @pytest.mark.parametrize("fn, why", [
-    (with_barrier, "cuda.shared.array"),
+    (barrier_in_loop, "cuda.syncthreads"),
+    (return_before_barrier, "a return before a barrier"),
     (with_shuffle, "cuda.shfl_down_sync"),
     (with_print, "print"),
     (spinning, "may wait for another thread"),
