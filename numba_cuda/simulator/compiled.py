@@ -93,8 +93,9 @@ def _name(id_, ctx=None):
     return ast.Name(id=id_, ctx=ctx or ast.Load())
 
 
-def _reads_memory(expr):
-    """Whether evaluating ``expr`` may read memory another thread writes (conservative)."""
+def _reads_memory(expr, pure=frozenset()):
+    """Whether evaluating ``expr`` may read memory another thread writes (conservative); the
+    functions named in ``pure`` read none."""
     for node in ast.walk(expr):
         if isinstance(node, ast.Subscript):
             base = node.value
@@ -103,7 +104,8 @@ def _reads_memory(expr):
         elif isinstance(node, ast.Attribute) and node.attr not in _ARRAY_META:
             return True
         elif isinstance(node, ast.Call):
-            if not (isinstance(node.func, ast.Name) and node.func.id in _PURE_CALLS):
+            if not (isinstance(node.func, ast.Name) and
+                    (node.func.id in _PURE_CALLS or node.func.id in pure)):
                 return True
     return False
 
@@ -119,13 +121,48 @@ def _own_nodes(stmts):
                 stack.append(child)
 
 
-def _may_wait(loop):
-    """Whether a ``while`` loop may wait for another thread: its condition reads memory, or a
-    ``break``/``return`` in it is decided by a condition reading memory."""
-    if _reads_memory(loop.test):
+def _tainted_names(stmts, pure):
+    """The names that ``stmts`` assign from memory (directly, or through other such names)."""
+    assigns = []
+    for node in _own_nodes(stmts):
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names = {n.id for t in targets for n in ast.walk(t)
+                     if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+            if names:
+                assigns.append((names, node.value))
+        elif isinstance(node, (ast.For, ast.comprehension)):
+            names = {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+            assigns.append((names, node.iter))
+        elif isinstance(node, ast.NamedExpr):
+            assigns.append(({node.target.id}, node.value))
+    tainted = set()
+    changed = True
+    while changed:
+        changed = False
+        for names, value in assigns:
+            if names <= tainted:
+                continue
+            loads = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
+            if _reads_memory(value, pure) or loads & tainted:
+                tainted |= names
+                changed = True
+    return tainted
+
+
+def _depends_on_memory(expr, tainted, pure):
+    return _reads_memory(expr, pure) or any(isinstance(n, ast.Name) and n.id in tainted
+                                      for n in ast.walk(expr))
+
+
+def _may_wait(loop, pure=frozenset()):
+    """Whether a ``while`` loop may wait for another thread: its condition, or a condition deciding
+    a ``break``/``return`` in it, reads memory or a variable the loop sets from memory."""
+    tainted = _tainted_names(loop.body, pure)
+    if _depends_on_memory(loop.test, tainted, pure):
         return True
     for node in _own_nodes(loop.body):
-        if isinstance(node, (ast.If, ast.While)) and _reads_memory(node.test):
+        if isinstance(node, (ast.If, ast.While)) and _depends_on_memory(node.test, tainted, pure):
             if any(isinstance(n, (ast.Break, ast.Return)) for n in _own_nodes(node.body + node.orelse)):
                 return True
     return False
@@ -390,10 +427,16 @@ class _Rewriter(ast.NodeTransformer):
 
     # -- statements the compiled loop cannot give the simulator's semantics
     def visit_While(self, node):
-        if _may_wait(node):
+        node = self.generic_visit(node)  # cuda.grid() & co. are arithmetic now
+        from . import compiled_arith
+
+        helpers = {id(v) for v in vars(compiled_arith).values()}
+        pure = frozenset(n for n, obj in self.bindings.items() if id(obj) in helpers)
+        if _may_wait(node, pure):
             self.refuse(f"the while loop at line {node.lineno + self.r_line_offset} may wait for "
-                        f"another thread (its condition, or a break/return in it, reads memory)")
-        return self.generic_visit(node)
+                        f"another thread (its condition, or a break/return in it, depends on "
+                        f"memory)")
+        return node
 
     def visit_Global(self, node):
         self.refuse("global statements")

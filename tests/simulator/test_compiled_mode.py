@@ -263,6 +263,20 @@ def test_barrier_kernels_report_errors_as_the_python_simulator():
     assert results[1] == results[0]
 
 
+def test_loops_that_cannot_wait_compile():
+    def k(x, out):
+        i = cuda.grid(1)
+        steps = 0
+        while i < x.size and steps < 3:     # grid-stride, bounded: reads no memory
+            v = x[i]
+            out[i] = v
+            i += cuda.gridsize(1)
+            steps += 1
+
+    kernel = cuda.jit(sim_mode="compiled")(k)
+    assert kernel.sim_mode == "compiled", kernel.sim_compiled_reason
+
+
 def test_only_arrays_the_kernel_may_write_are_copied():
     tree = ast.parse("def k(a, b, c, d, e):\n"
                      "    b[a[0, 1]] = c.shape[0] + c[2]\n"
@@ -287,6 +301,22 @@ def spinning(flags, out):
     if i == 0:
         while flags[0] == 0:   # waits for thread 1, which runs after it
             pass
+        out[0] = 1
+    else:
+        flags[0] = 1
+
+
+@cuda.jit(device=True)
+def _flag_set(flags):
+    return flags[0] != 0
+
+
+def spinning_through_a_variable(flags, out):
+    i = cuda.threadIdx.x
+    if i == 0:
+        done = False
+        while not done:            # the condition reads no memory, the variable does
+            done = _flag_set(flags)
         out[0] = 1
     else:
         flags[0] = 1
@@ -325,6 +355,7 @@ def return_before_barrier(out):
     (with_shuffle, "cuda.shfl_down_sync"),
     (with_print, "print"),
     (spinning, "may wait for another thread"),
+    (spinning_through_a_variable, "may wait for another thread"),
     (via_device_barrier, "cuda.syncthreads"),
 ])
 def test_kernels_whose_threads_meet_run_in_the_python_simulator(fn, why, caplog):
