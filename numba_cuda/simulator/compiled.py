@@ -842,8 +842,9 @@ class CompiledKernel:
             return False
         saved = []
         for a, uses in zip(args, self._readonly + [None] * (len(args) - len(self._readonly))):
-            for arr in _arrays_in(a):
-                if uses is None or uses != {arr.ndim} or arr.dtype.fields is not None:
+            for arr in _arrays_in(a):  # (an array in a tuple may be aliased: always copied)
+                if uses is None or uses != {arr.ndim} or arr.dtype.fields is not None or \
+                        isinstance(a, tuple):
                     saved.append((arr, arr.copy()))
         try:
             self._loop(*grid, *block, *args)
