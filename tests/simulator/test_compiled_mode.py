@@ -380,3 +380,21 @@ def test_debug_kernels_and_untypable_arguments_run_in_the_python_simulator():
     kernel[1, 4](np.full(3, 2, ">f4"), out)     # big-endian arrays: Numba cannot type them
     assert "cannot type" in kernel.sim_compiled_reason
     assert out.tolist() == [3.0, 3.0, 3.0]
+
+
+def test_arrays_in_tuples_are_restored_after_an_error():
+    def k(pair, n):
+        i = cuda.grid(1)
+        dst = pair[0]
+        dst[i] = pair[1][i] + n      # pair[1] has 20 elements, the grid 32 threads
+
+    py, comp = both(k)
+    results = []
+    for kernel in (py, comp):
+        pair = (np.zeros(32, np.int64), np.arange(20, dtype=np.int64))
+        with pytest.raises(IndexError) as info:
+            kernel[1, 32](pair, 5)
+        results.append((str(info.value), pair[0].tolist()))
+    assert results[1] == results[0]
+    assert results[0][1][:20] == list(range(5, 25))
+    assert "rerun in the Python simulator" in comp.sim_compiled_reason  # it ran compiled first
