@@ -5,9 +5,10 @@ kernel computes what the Python simulator computes (and the GPU):
 
 * shifts (``<<``, ``>>``): a count of 64 or more, or a negative one, gives 0 (-1 for a negative
   value shifted right), as PTX clamps the count; x86 takes the count modulo 64;
-* float to integer conversions (``int(x)``, ``round(x)``, ``math.floor``/``ceil``/``trunc``, ``np.int32(x)``, ``numba.uint8(x)`` ..., and a float
-  stored into an integer array element): truncation toward zero, saturated at the type's limits,
-  NaN giving 0, as ``cvt.rzi``; x86 gives the most negative value.
+* float to integer conversions (``int(x)``, ``round(x)``, ``math.floor``/``ceil``/``trunc``,
+  ``np.int32(x)``, ``numba.uint8(x)`` ..., and a float stored into an integer array element or
+  record field): truncation toward zero, saturated at the type's limits (at least 16 bits wide,
+  then the low bits), NaN giving 0, as ``cvt.rzi``; x86 gives the most negative value.
 
 Each keeps the type Numba's typing gives the operation it stands for.  Imported only when the
 compiled mode is used.

@@ -229,8 +229,9 @@ def raises(a):
         raise ValueError("thread 37 refuses")
 
 
-@pytest.mark.parametrize("fn, nargs", [(out_of_bounds, 2), (raises, 1)])
-def test_errors_are_the_python_simulators_reports_with_its_memory(fn, nargs):
+@pytest.mark.parametrize("fn, nargs, where", [(out_of_bounds, 2, "tid=[8, 0, 0] ctaid=[1, 0, 0]"),
+                                               (raises, 1, "tid=[5, 0, 0] ctaid=[1, 0, 0]")])
+def test_errors_are_the_python_simulators_reports_with_its_memory(fn, nargs, where):
     py, comp = both(fn)
     results = []
     for kernel in (py, comp):
@@ -238,7 +239,7 @@ def test_errors_are_the_python_simulators_reports_with_its_memory(fn, nargs):
         with pytest.raises(Exception) as info:
             kernel[2, 32](*args)
         results.append((type(info.value), str(info.value), [a.tolist() for a in args]))
-    assert "tid=[8, 0, 0] ctaid=[1, 0, 0]" in results[0][1] or "tid=[5, 0, 0] ctaid=[1, 0, 0]" in results[0][1]
+    assert where in results[0][1]
     assert results[1] == results[0]
     assert "rerun in the Python simulator" in comp.sim_compiled_reason
 
@@ -364,7 +365,8 @@ def test_kernels_whose_threads_meet_run_in_the_python_simulator(fn, why, caplog)
         assert comp.sim_mode != "compiled"
     assert why in comp.sim_compiled_reason
     assert why in caplog.text
-    a_py, a_comp = [np.zeros(2, np.int32), np.zeros(32, np.int32)], [np.zeros(2, np.int32), np.zeros(32, np.int32)]
+    a_py = [np.zeros(2, np.int32), np.zeros(32, np.int32)]
+    a_comp = [np.zeros(2, np.int32), np.zeros(32, np.int32)]
     nargs = fn.__code__.co_argcount
     if fn is not with_print:
         py[1, 32](*a_py[2 - nargs:])
