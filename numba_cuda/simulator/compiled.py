@@ -718,6 +718,23 @@ def _read_only_uses(fdef, params):
     return [uses[p] for p in params]
 
 
+#: the default of ``NUMBA_CUDASIM_COMPILE_THRESHOLD``
+DEFAULT_THRESHOLD = 100_000
+
+
+def compile_threshold():
+    """``NUMBA_CUDASIM_COMPILE_THRESHOLD``: how many threads a kernel's launches must have run in
+    all before the compiled mode compiles it (default 100000; 0: at the first launch)."""
+    import os
+
+    value = os.environ.get("NUMBA_CUDASIM_COMPILE_THRESHOLD", "")
+    try:
+        return max(0, int(value)) if value.strip() else DEFAULT_THRESHOLD
+    except ValueError:
+        raise ValueError(f"NUMBA_CUDASIM_COMPILE_THRESHOLD must be a number of threads, "
+                         f"got {value!r}") from None
+
+
 def _grid_source(nparams, nphases, nshared):
     """The loop over the grid: per block, its shared arrays (zero-filled), then each phase for
     every thread in the Python simulator's order, handing each thread's variables to the next."""
@@ -760,6 +777,10 @@ class CompiledKernel:
         self._signatures = {}  # argument types -> True (compiled) or the reason it is not
         self._readonly = []
         self.phases = 0
+        #: threads the kernel's launches must have run in all (this one included) before it
+        #: compiles: compiling costs about as much as 1e5 threads of the Python simulator
+        self.threshold = compile_threshold()
+        self._threads = 0
         if options.get("debug"):
             self._refuse(f"{self.qualname}: debug=True kernels (division by zero raises there)")
             return
@@ -833,6 +854,12 @@ class CompiledKernel:
         and the caller runs the launch in the Python simulator)."""
         if self._loop is None:
             return False
+        if self._threads < self.threshold:
+            self._threads += grid[0] * grid[1] * grid[2] * block[0] * block[1] * block[2]
+            if self._threads < self.threshold:
+                self.reason = (f"{self.qualname}: {self._threads} threads launched so far, fewer "
+                               f"than NUMBA_CUDASIM_COMPILE_THRESHOLD={self.threshold}")
+                return False
         args = [a.view(np.ndarray) if isinstance(a, np.recarray) else a for a in args]
         types_ = self._types(args)
         if types_ is None:

@@ -15,6 +15,11 @@ from numba_cuda.simulator.compiled import _read_only_uses
 pytest.importorskip("numba")
 
 
+@pytest.fixture(autouse=True)
+def _compile_at_once(monkeypatch):
+    monkeypatch.setenv("NUMBA_CUDASIM_COMPILE_THRESHOLD", "0")  # small launches compile too
+
+
 def both(fn, **options):
     """The kernel in the Python simulator and in the compiled mode."""
     return (cuda.jit(sim_mode="auto", **options)(fn), cuda.jit(sim_mode="compiled", **options)(fn))
@@ -203,6 +208,21 @@ def test_a_second_launch_does_not_compile_again():
     kernel[4, 256](_F, _F, out)
     assert kernel.sim_compile_seconds == first
     np.testing.assert_array_equal(out, np.float32(2.5) * _F + _F)
+
+
+def test_small_launches_run_in_python_until_the_threshold(monkeypatch):
+    monkeypatch.setenv("NUMBA_CUDASIM_COMPILE_THRESHOLD", "2000")
+    kernel = cuda.jit(sim_mode="compiled")(elementwise)
+    out = np.zeros(1000, np.float32)
+    kernel[4, 256](_F, _F, out)           # 1024 threads so far: the Python simulator
+    assert "fewer than NUMBA_CUDASIM_COMPILE_THRESHOLD=2000" in kernel.sim_compiled_reason
+    assert kernel.sim_compile_seconds == 0.0
+    kernel[4, 256](_F, _F, out)           # 2048: compiled
+    assert kernel.sim_compiled_reason is None and kernel.sim_compile_seconds > 0
+    np.testing.assert_array_equal(out, np.float32(2.5) * _F + _F)
+    monkeypatch.setenv("NUMBA_CUDASIM_COMPILE_THRESHOLD", "many")
+    with pytest.raises(ValueError, match="NUMBA_CUDASIM_COMPILE_THRESHOLD"):
+        cuda.jit(sim_mode="compiled")(elementwise).sim_mode
 
 
 def test_the_environment_variable_selects_the_mode(monkeypatch):
