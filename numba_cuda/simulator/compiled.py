@@ -414,6 +414,9 @@ class _Rewriter(ast.NodeTransformer):
         dtype = args[1] if len(args) > 1 else keywords.get("dtype")
         if shape is None or dtype is None or set(keywords) - {"shape", "dtype", "alignment"}:
             self.refuse("cuda.local.array(shape, dtype) with other arguments")
+        if len(args) > 2:
+            keywords.setdefault("alignment", args[2])
+        _check_alignment(keywords, self.r, self.qualname, "cuda.local.array")
         dt = self.resolve(dtype)
         if dt is _UNRESOLVED:
             self.refuse("cuda.local.array with a dtype that is not a global name")
@@ -514,6 +517,22 @@ def _constant_int(node, resolver):
     return None if value is _UNRESOLVED else value
 
 
+#: the alignment every array Numba's CPU target allocates has (at least)
+_NRT_ALIGNMENT = 16
+
+
+def _check_alignment(keywords, resolver, qualname, what):
+    """Refuse ``alignment=`` beyond what Numba's allocations give (or not a constant)."""
+    node = keywords.get("alignment")
+    if node is None:
+        return
+    value = _constant_int(node, resolver)
+    if not (isinstance(value, int) and not isinstance(value, bool) and 0 < value <= _NRT_ALIGNMENT
+            and not value & (value - 1)):
+        raise NotCompilable(f"{qualname}: {what} with alignment={ast.unparse(node)} (compiled "
+                            f"arrays are aligned to {_NRT_ALIGNMENT} bytes)")
+
+
 def _split_phases(fdef, resolver, qualname):
     """The body split at top-level ``cuda.syncthreads()``; the top-level shared arrays taken out.
     Returns ``(phases, shared)``; one phase and no shared array when the kernel has neither."""
@@ -530,6 +549,9 @@ def _split_phases(fdef, resolver, qualname):
             keywords = {k.arg: k.value for k in call.keywords}
             shape = call.args[0] if call.args else keywords.get("shape")
             dtype = call.args[1] if len(call.args) > 1 else keywords.get("dtype")
+            if len(call.args) > 2:
+                keywords.setdefault("alignment", call.args[2])
+            _check_alignment(keywords, resolver, qualname, "cuda.shared.array")
             shape = None if shape is None else _constant_shape(shape, resolver)
             dt = _UNRESOLVED if dtype is None else resolver.resolve(dtype)
             if shape is None or dt is _UNRESOLVED or set(keywords) - {"shape", "dtype", "alignment"}:

@@ -370,7 +370,14 @@ def return_before_barrier(out):
     out[cuda.threadIdx.x] = sh[0]
 
 
+def over_aligned(out):
+    loc = cuda.local.array(4, int32, 128)
+    loc[0] = 1
+    out[0] = loc.ctypes.data % 128
+
+
 @pytest.mark.parametrize("fn, why", [
+    (over_aligned, "alignment=128"),
     (barrier_in_loop, "cuda.syncthreads"),
     (return_before_barrier, "a return before a barrier"),
     (with_shuffle, "cuda.shfl_down_sync"),
