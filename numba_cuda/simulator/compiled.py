@@ -1,9 +1,11 @@
 """``NUMBA_CUDASIM_MODE=compiled``: kernels whose threads never meet, compiled by Numba's CPU target.
 
-A kernel qualifies when its threads cannot observe each other's progress: no barrier, no warp
-collective, no shared memory, no cooperative group, no ``print``, no ``while`` loop that could
-wait for another thread (a condition reading memory, or a ``break``/``return`` decided by memory),
-and only device functions that qualify too.  Such a kernel's result is the result of running its
+A kernel qualifies when its threads cannot observe each other's progress except at top-level
+barriers: no warp collective, no cooperative group, no ``print``, no ``while`` loop that could
+wait for another thread (a condition, or a ``break``/``return`` condition, depending on memory),
+``cuda.syncthreads()`` only as a statement of the kernel's own body (it is then split there into
+phases, see :func:`_split_phases`), shared arrays only of constant shape assigned there, and only
+device functions that qualify too (without barriers or shared memory).  Such a kernel's result is the result of running its
 threads one after another in the Python simulator's order (blocks ``z, y, x``, then threads
 ``z, y, x``, ``x`` fastest), which is what one compiled loop over the grid does:
 
