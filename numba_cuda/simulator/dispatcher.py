@@ -21,7 +21,7 @@ from .threadstate import state
 from .unavailable import not_available  # noqa: F401 - also used from here by older modules
 from .transform import DeviceRecursion, TransformError, Transformed, transform
 
-MODES = ("auto", "threads")
+MODES = ("auto", "threads", "compiled")
 
 # One launch at a time per process: only one simulated thread executes at any moment (what
 # makes atomics atomic), so launches from several host threads are serialised.  The "current
@@ -237,6 +237,7 @@ class SimKernel(_SimFunction):
             raise ValueError(f"sim_mode must be one of {MODES}, got {mode!r}")
         self._mode = mode
         self._plan = None
+        self._compiled_kernel = None
         self._scalar_types = None
         self.extensions = list(options.get("extensions") or ())
         #: keyword arguments and defaults of a launch -> the positional tuple, as on the GPU
@@ -322,8 +323,35 @@ class SimKernel(_SimFunction):
 
     @property
     def sim_mode(self):
-        """How the simulator runs this kernel: ``sequential``, ``coroutines`` or ``threads``."""
+        """How the simulator runs this kernel: ``compiled`` (with ``NUMBA_CUDASIM_MODE=compiled``,
+        for a kernel that qualifies), ``sequential``, ``coroutines`` or ``threads``."""
+        if self._mode == "compiled" and self._compiled().eligible:
+            return "compiled"
         return self._get_plan()[0]
+
+    def _compiled(self):
+        compiled = self._compiled_kernel
+        if compiled is None:
+            from .compiled import CompiledKernel
+
+            compiled = self._compiled_kernel = CompiledKernel(self.py_func, _as_device,
+                                                              self.targetoptions)
+        return compiled
+
+    @property
+    def sim_compiled_reason(self):
+        """Why the compiled mode ran this kernel's latest launch (or would run it) in the Python
+        simulator; None when it ran compiled, or when the mode is not ``compiled``."""
+        if self._mode != "compiled":
+            return None
+        return self._compiled().reason
+
+    @property
+    def sim_compile_seconds(self):
+        """Seconds the compiled mode spent compiling this kernel (all signatures); 0.0 otherwise."""
+        if self._mode != "compiled":
+            return 0.0
+        return self._compiled().compile_seconds
 
     def bind_arguments(self, args, kwargs=None):
         """The positional tuple of a launch with ``args`` and ``kwargs``: the kernel's
@@ -374,6 +402,11 @@ class SimKernel(_SimFunction):
         kargs = tuple(_kernel_arg(a) for a in self._convert_scalars(args))
         if sanitizer.active is not None:  # sanitizer hook: checking views of the arrays
             kargs = sanitizer.active.wrap_args(args, kargs)
+        elif self._mode == "compiled" and not self._binder.keyword_only and \
+                self._compiled().run(grid, block, kargs):
+            for writeback in retr:
+                writeback()
+            return
         mode, variant = self._get_plan()
         fn = variant.fn
         if self._binder.keyword_only:
