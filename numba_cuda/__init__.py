@@ -40,10 +40,14 @@ def _numba_version():
     """The installed Numba's version string, or None when there is no Numba to ask.
 
     Free when Numba is imported (``from numba import cuda`` imports it first); otherwise read
-    from the installed distribution's metadata without importing Numba (``importlib.metadata``
-    costs ~20 ms, which importing Numba, which loads it too, would cost later anyway)."""
+    without importing Numba: from the ``"version"`` line of its ``_version.py`` (versioneer's,
+    in every release), else from the distribution's metadata (``importlib.metadata`` loads the
+    ``email`` parser, ~20 ms, which toolkit discovery alone never needs)."""
     numba = _sys.modules.get("numba")
     version = getattr(numba, "__version__", None) if numba is not None else None
+    if version:
+        return version
+    version = _numba_version_file()
     if version:
         return version
     from importlib import metadata
@@ -52,6 +56,31 @@ def _numba_version():
         return metadata.version("numba")
     except metadata.PackageNotFoundError:
         return None  # no Numba installed: importing it fails later with ModuleNotFoundError
+
+
+def _numba_version_file():
+    """The version in the installed Numba's ``_version.py``, or None (no Numba, another layout)."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec("numba")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for folder in spec.submodule_search_locations:
+        try:
+            with open(f"{folder}/_version.py", encoding="utf-8") as fh:
+                text = fh.read()
+        except OSError:
+            continue
+        key = '"version": "'
+        start = text.find(key)
+        if start >= 0:
+            end = text.find('"', start + len(key))
+            if end > start:
+                return text[start + len(key):end]
+    return None
 
 
 def _major_minor(version):

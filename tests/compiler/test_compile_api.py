@@ -411,21 +411,20 @@ def test_compile_all_returns_the_code_and_the_code_of_the_linked_files(tmp_path)
         cuda.compile_all(f, (int32,), output="ptx", forceinline=True)
 
 
-def test_for_current_device_from_the_compiler_package_use_the_device_query(cuda):
+def test_for_current_device_from_the_compiler_package_use_the_device_query(cuda, monkeypatch):
+    # numba.cuda.compiler (NVIDIA's path) offers them; they are the dispatch layer's, which asks
+    # the current device (the compiler itself knows no device)
     from numba.cuda.compiler import compile_for_current_device, compile_ptx_for_current_device
 
-    from numba_cuda.compiler import capability
+    from numba_cuda.dispatch import api
 
     assert compile_ptx_for_current_device is cuda.compile_ptx_for_current_device
-    saved = capability._device_cc_query
-    try:
-        capability.set_device_cc_query(lambda: (8, 6))
-        ptx, _ = compile_ptx_for_current_device(axpy, AXPY_SIG)
-        assert ".target sm_86" in ptx
-        code, _ = compile_for_current_device(add, (int32, int32))
-        assert ".target sm_86" in code
-        capability.set_device_cc_query(lambda: None)
-        with pytest.raises(Exception, match="no CUDA device is available"):
-            compile_ptx_for_current_device(axpy, AXPY_SIG)
-    finally:
-        capability.set_device_cc_query(saved)
+    assert compile_for_current_device is api.compile_for_current_device
+    monkeypatch.setattr(api, "current_device_cc", lambda: (8, 6))
+    ptx, _ = compile_ptx_for_current_device(axpy, AXPY_SIG)
+    assert ".target sm_86" in ptx
+    code, _ = compile_for_current_device(add, (int32, int32))
+    assert ".target sm_86" in code
+    monkeypatch.setattr(api, "current_device_cc", lambda: None)
+    with pytest.raises(Exception, match="no CUDA device is available"):
+        compile_ptx_for_current_device(axpy, AXPY_SIG)

@@ -108,8 +108,18 @@ def test_importing_with_an_imported_numba_outside_the_range_fails():
 def test_importing_before_numba_reads_the_installed_version_without_importing_numba():
     ok = _python("import sys, numba_cuda; assert 'numba' not in sys.modules, 'numba imported'")
     assert ok.returncode == 0, ok.stderr
-    old = _python("import importlib.metadata as m; m.version = lambda name: '0.67.0'; import numba_cuda")
+    # the version is read from Numba's _version.py (no importlib.metadata: its email parser)
+    old = _python("import numba_cuda as n; n._check_numba_version('0.67.0')")
     assert old.returncode != 0 and "Numba 0.67.0 is installed" in old.stderr, old.stderr
+    ok = _python("import sys, numba_cuda as n; from importlib.metadata import version; "
+                 "assert n._numba_version_file() == version('numba'); "
+                 "assert 'email' not in sys.modules or 'metadata read last'")
+    assert ok.returncode == 0, ok.stderr
+    fallback = _python("import numba_cuda as n, importlib.metadata as m; "
+                       "n._numba_version_file = lambda: None; m.version = lambda name: '0.67.0'; "
+                       "n._check_numba_version(n._numba_version())")
+    assert fallback.returncode != 0 and "Numba 0.67.0 is installed" in fallback.stderr, \
+        fallback.stderr
 
 
 def test_switch_imports_with_a_warning():
