@@ -43,7 +43,8 @@ import numpy as np
 from . import collectives as coll
 from . import kernelapi as kapi
 from . import kernelmemory as mem
-from .transform import _UNRESOLVED, TransformError, _fresh_prefix, _names_in, _parse, _Resolver, canonical
+from .transform import (_UNRESOLVED, TransformError, _fresh_prefix, _names_in, _parse,
+                        _refuse_allocations, _Resolver, canonical)
 
 log = logging.getLogger("numba_cuda.simulator.compiled")
 
@@ -613,6 +614,18 @@ def _rewrite(pyfunc, as_device, device):
     if args.vararg or args.kwarg or args.kwonlyargs:
         raise NotCompilable(f"{qualname}: *args, **kwargs or keyword-only parameters")
     resolver = _Resolver(pyfunc, fdef)
+    from ..common.unsupported import nrt_enabled
+
+    if not nrt_enabled():
+        # Numba's CPU target allocates freely: without the device NRT the Python path refuses
+        # NumPy array constructors with the compiler's error, so such kernels stay there
+        from numba.core.errors import TypingError
+
+        try:
+            _refuse_allocations(pyfunc, fdef, resolver)
+        except TypingError:
+            raise NotCompilable(f"{qualname}: creates arrays, which needs the device NRT "
+                                "(NUMBA_CUDA_ENABLE_NRT=1)") from None
     prefix = _fresh_prefix(_names_in(fdef, code) | {"np"})
     rewriter = _Rewriter(resolver, prefix, as_device, qualname)
     rewriter.r_line_offset = code.co_firstlineno - 1

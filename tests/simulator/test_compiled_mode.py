@@ -427,3 +427,20 @@ def test_arrays_in_tuples_are_restored_after_an_error():
     assert results[1] == results[0]
     assert results[0][1][:20] == list(range(5, 25))
     assert "rerun in the Python simulator" in comp.sim_compiled_reason  # it ran compiled first
+
+
+def test_without_the_device_nrt_an_allocating_kernel_is_refused_as_in_the_python_path(monkeypatch):
+    # Numba's CPU target would allocate: the kernel stays in the Python path, which refuses it
+    # with the compiler's error naming NUMBA_CUDA_ENABLE_NRT
+    from numba.core import config
+    from numba.core.errors import TypingError
+
+    monkeypatch.setattr(config, "CUDA_ENABLE_NRT", False, raising=False)
+
+    def scratch(out):
+        tmp = np.zeros(4)
+        out[0] = tmp[0]
+
+    kernel = cuda.jit(sim_mode="compiled")(scratch)
+    with pytest.raises(TypingError, match="NUMBA_CUDA_ENABLE_NRT"):
+        kernel[1, 1](np.ones(1))
