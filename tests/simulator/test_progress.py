@@ -189,7 +189,7 @@ def test_a_device_function_with_a_loop_called_from_a_lambda_keeps_the_kernel_seq
                 n -= 1
             return n
 
-        @cuda.jit
+        @cuda.jit(sim_mode="auto")  # the Python path's choice, whatever NUMBA_CUDASIM_MODE says
         def k(out):
             step = lambda j: count_down(j) + 1  # noqa: E731 - a closure Numba inlines
             out[cuda.threadIdx.x] = step(0) + step(1) + step(2)
