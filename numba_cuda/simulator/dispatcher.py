@@ -10,8 +10,7 @@ import numpy as np
 from ..common import pickling
 from ..common.args import ArgHint, ParameterBinder
 from ..common.jit_options import JitOptions
-from ..common.launch_dims import (check_launch_bounds, normalize_launch_bounds,
-                                  normalize_shared_memory_carveout)
+from ..common.launch_dims import check_launch_bounds
 from ..errors import CudaError, LaunchConfigError, LaunchConfigTypeError, NotAvailableInSimulator  # noqa: F401
 from ..common.unsupported import (argument_error, argument_problem, check_function,
                                   check_void_return)
@@ -83,11 +82,14 @@ def _raw_variant(pyfunc, yields):
 class _SimFunction:
     """What kernels and device functions share: the rewritten variants of ``py_func``."""
 
-    def __init__(self, pyfunc, sigs, options):
+    def __init__(self, pyfunc, sigs, options, jit_options=None):
         check_function(pyfunc)
         self.py_func = pyfunc
         self.signatures = list(sigs)
         self.targetoptions = dict(options)
+        #: the options parsed and checked as the GPU target does (by ``jit``; parsed here when
+        #: a pickled dispatcher is rebuilt from its options)
+        self.jit_options = jit_options or _parse_options(options, self._device)
         self._variants = {}
         self._busy = set()
         self._peer_attributes(options)
@@ -228,8 +230,8 @@ class SimKernel(_SimFunction):
 
     _device = False
 
-    def __init__(self, pyfunc, sigs, options):
-        super().__init__(pyfunc, sigs, options)
+    def __init__(self, pyfunc, sigs, options, jit_options=None):
+        super().__init__(pyfunc, sigs, options, jit_options)
         for sig in self.signatures:
             _check_kernel_signature(pyfunc, sig)
         mode = options.get("sim_mode") or os.environ.get("NUMBA_CUDASIM_MODE", "auto")
@@ -239,14 +241,12 @@ class SimKernel(_SimFunction):
         self._plan = None
         self._compiled_kernel = None
         self._scalar_types = None
-        self.extensions = list(options.get("extensions") or ())
         #: keyword arguments and defaults of a launch -> the positional tuple, as on the GPU
         self._binder = ParameterBinder(pyfunc)
         #: launches with more threads per block are refused, as on the GPU
-        self._launch_bounds = normalize_launch_bounds(options.get("launch_bounds"))
+        self._launch_bounds = self.jit_options.launch_bounds
         #: the percentage a GPU would be asked for (checked; nothing to set here)
-        self.shared_memory_carveout = normalize_shared_memory_carveout(
-            options.get("shared_memory_carveout"))
+        self.shared_memory_carveout = self.jit_options.shared_memory_carveout
 
     def __repr__(self):
         return f"<simulated CUDA kernel {self.py_func.__qualname__}>"
@@ -521,15 +521,21 @@ def _kernel_arg(arg):
     return arg
 
 
+def _parse_options(options, device):
+    """``JitOptions`` of the simulator's ``cuda.jit`` options: ``sim_mode`` is the simulator's
+    own; the rest (``shared_memory_carveout`` too, though the simulator has no L1/shared split
+    to set) is checked as on the GPU target."""
+    return JitOptions.parse(dict({k: v for k, v in options.items() if k != "sim_mode"},
+                                 device=device))
+
+
 def jit(func_or_sig=None, device=False, **options):
     """``@cuda.jit``: kernels and device functions that the simulator runs as Python."""
     for unsupported in ("link",):
         if options.get(unsupported):
             raise not_available(f"cuda.jit({unsupported}=...)")
-    # the GPU target's checks of every option (an unknown name, a bad value: the same errors);
-    # sim_mode is the simulator's own
-    # (shared_memory_carveout too: the simulator has no L1/shared split to set)
-    JitOptions.parse(dict({k: v for k, v in options.items() if k != "sim_mode"}, device=device))
+    # the GPU target's checks of every option (an unknown name, a bad value: the same errors)
+    jit_options = _parse_options(options, device)
     if options.get("boundscheck"):
         options.pop("boundscheck")  # numpy checks every index in the simulator anyway
 
@@ -539,7 +545,7 @@ def jit(func_or_sig=None, device=False, **options):
         if not callable(pyfunc):
             raise TypeError(f"cuda.jit needs a function, got {pyfunc!r}")
         cls = SimDeviceFunction if device else SimKernel
-        return cls(pyfunc, sigs, options)
+        return cls(pyfunc, sigs, options, jit_options)
 
     if func_or_sig is None:
         return lambda fn: make(fn, [])
