@@ -10,6 +10,7 @@ import functools
 import warnings
 
 from llvmlite import ir as llvm_ir
+from llvmlite.ir._utils import DuplicatedNameError, NameScope as _NameScope
 from numba.core import config, errors, types
 from numba.core import ir as numba_ir
 from numba.core.lowering import Lower
@@ -75,6 +76,14 @@ class CUDALower(Lower):
             return super()._find_singly_assigned_variable()
         self._singly_assigned_vars = singly
         self._blk_local_varmap = {}
+
+    def setup_function(self, fndesc):
+        super().setup_function(fndesc)
+        # the function's value names (every instruction's, in all its blocks) from a scope
+        # answering as llvmlite's does in one call per name
+        scope = self.function.scope
+        if type(scope) is _NameScope:
+            scope.__class__ = FastNameScope
 
     @functools.cached_property
     def _disable_sroa_like_opt(self):
@@ -297,6 +306,26 @@ class CUDALower(Lower):
         index = context.cast(builder, index, indexty, signature.args[1])
         value = context.cast(builder, value, valuety, signature.args[2])
         return impl(builder, (target, index, value))
+
+
+class FastNameScope(_NameScope):
+    """llvmlite's ``NameScope`` (a function's value names), registering a name in one call:
+    the same names (``name``, then ``name.1``, ``name.2`` ... for a taken one; ``.1``, ``.2``
+    ... for unnamed values), the same ``DuplicatedNameError``."""
+
+    def register(self, name, deduplicate=False):
+        used = self._useset
+        if name in used:
+            if not deduplicate:
+                raise DuplicatedNameError(name)
+            basename = name
+            counters = self._basenamemap
+            while name in used:
+                ident = counters[basename] + 1
+                counters[basename] = ident
+                name = "{0}.{1}".format(basename, ident)
+        used.add(name)
+        return name
 
 
 _I1 = llvm_ir.IntType(1)
