@@ -13,7 +13,8 @@ from llvmlite import ir as llvm_ir
 from llvmlite.ir._utils import DuplicatedNameError, NameScope as _NameScope
 from numba.core import config, errors, types
 from numba.core import ir as numba_ir
-from numba.core.lowering import Lower
+from numba.core import cgutils
+from numba.core.lowering import BaseLower, Lower
 
 from . import local_variables, source_files
 
@@ -65,6 +66,58 @@ class CUDALower(Lower):
                 exc.add_context(f'lowering "{inst}" at {loc}')
                 raise
         self.post_block(block)
+
+    def pre_block(self, block):
+        # Numba's ``pre_block`` looks for calls of ``eh.exception_check`` (try blocks) in every
+        # block, resolving every call's callee through the definitions: none can be found when
+        # no definition of the function is that global (and CUDA refuses try blocks).
+        if self._calls_exception_check or block == self.firstblk:
+            return super().pre_block(block)
+        BaseLower.pre_block(self, block)
+        self._cur_ir_block = block
+
+    @functools.cached_property
+    def _calls_exception_check(self):
+        from numba.core.unsafe import eh
+
+        definitions = getattr(self.func_ir, "_definitions", None)
+        if not isinstance(definitions, dict):
+            return True
+        check = eh.exception_check
+        for values in definitions.values():
+            for value in values:
+                if isinstance(value, numba_ir.Global) and value.value is check:
+                    return True
+        return False
+
+    def alloca_lltype(self, name, lltype, datamodel=None):
+        # Numba's ``alloca_lltype``, with ``cgutils.alloca_once`` (an alloca and its zero-fill at
+        # the end of the entry block, without debug locations) written without its three
+        # context managers.
+        if cgutils.alloca_once is not _NUMBAS_ALLOCA_ONCE:
+            return super().alloca_lltype(name, lltype, datamodel)
+        builder = self.builder
+        metadata = builder.debug_metadata
+        builder.debug_metadata = None
+        try:
+            current = builder.basic_block
+            entry = builder.function.entry_basic_block
+            if entry.terminator is not None:
+                builder.position_before(entry.terminator)
+            else:
+                builder.position_at_end(entry)
+            try:
+                aptr = builder.alloca(lltype, size=None, name=name)
+                builder.store(lltype(None), aptr)
+            finally:
+                builder.position_at_end(current)
+        finally:
+            builder.debug_metadata = metadata
+        if not name.startswith('$') and name not in self.func_ir.arg_names:
+            sizeof = self.context.get_abi_sizeof(lltype)
+            self.debuginfo.mark_variable(builder, aptr, name=name, lltype=lltype, size=sizeof,
+                                         line=self.loc.line, datamodel=datamodel)
+        return aptr
 
     def _find_singly_assigned_variable(self):
         # Numba's analysis in one sweep (see ``local_variables``), or Numba's own where that
@@ -329,6 +382,7 @@ class FastNameScope(_NameScope):
 
 
 _I1 = llvm_ir.IntType(1)
+_NUMBAS_ALLOCA_ONCE = cgutils.alloca_once
 
 #: callees Numba's ``lower_call`` lowers by a path of their own
 _SPECIAL_CALLEES = (types.ObjModeDispatcher, types.ExternalFunction, types.ExternalFunctionPointer,

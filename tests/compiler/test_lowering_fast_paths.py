@@ -38,6 +38,8 @@ def numbas_methods():
     return [
         (lower, "setup_function", Lower.setup_function),
         (lower, "lower_block", Lower.lower_block),
+        (lower, "pre_block", Lower.pre_block),
+        (lower, "alloca_lltype", Lower.alloca_lltype),
         (lower, "lower_inst", _numbas_lower_inst),
         (lower, "_lower_assignment", Lower.lower_inst),
         (lower, "_find_singly_assigned_variable", Lower._find_singly_assigned_variable),
@@ -463,3 +465,20 @@ def test_data_models_are_numbas(cuda):
     # a type equal to a known one but another object (not interned) is Numba's answer too
     probe = types.int64
     assert manager.lookup(probe) is DataModelManager.lookup(manager, probe)
+
+
+def test_try_block_search_runs_when_exception_check_is_defined():
+    from numba.core.unsafe import eh
+
+    from numba_cuda.compiler.lowering import CUDALower
+
+    loc = ir.Loc("f", 1)
+
+    def lowerer(*values):
+        fake = type("FakeLower", (), {})()
+        fake.func_ir = type("IR", (), {})()
+        fake.func_ir._definitions = {"$f": list(values)}
+        return CUDALower._calls_exception_check.func(fake)
+
+    assert lowerer(ir.Global("exception_check", eh.exception_check, loc)) is True
+    assert lowerer(ir.Global("len", len, loc), ir.Const(1, loc)) is False
