@@ -79,6 +79,9 @@ def mangle(name, argtypes, abi_tags=(), uid=None):
     return itanium_mangler.PREFIX + ident + args
 
 
+#: family modules -> ``CUDATargetContext.nonconst_module_attrs``
+_NONCONST_MODULE_ATTRS = {}
+
 #: argument types (a tuple) -> (data model manager, ``datamodel.ArgPacker``): a packer only reads
 #: the data models it looked up when made, and a manager never changes a model it handed out
 _ARG_PACKERS = {}
@@ -306,18 +309,26 @@ class CUDATargetContext(BaseContext):
             return ty.get_abi_size(self.target_data)
         return ty.get_abi_alignment(self.target_data)
 
-    @cached_property
+    @property
     def nonconst_module_attrs(self):
         """``cuda.laneid``/``cuda.warpsize`` ... read special registers, so Numba must not fold
-        them as module constants.  Families add names with a ``NONCONST_MODULE_ATTRS`` tuple."""
-        import numba_cuda
-
+        them as module constants.  Families add names with a ``NONCONST_MODULE_ATTRS`` tuple.
+        (Made once per list of family modules: every function is lowered by a fresh subtarget,
+        a copy of this context, which would otherwise make it again for each module getattr.)"""
         from .typing_context import family_modules
 
-        names = []
-        for module in family_modules():
-            names.extend(getattr(module, "NONCONST_MODULE_ATTRS", ()))
-        return tuple((types.Module(numba_cuda), name) for name in names)
+        modules = family_modules()
+        answer = _NONCONST_MODULE_ATTRS.get(modules)
+        if answer is None:
+            import numba_cuda
+
+            names = []
+            for module in modules:
+                names.extend(getattr(module, "NONCONST_MODULE_ATTRS", ()))
+            answer = tuple((types.Module(numba_cuda), name) for name in names)
+            _NONCONST_MODULE_ATTRS.clear()
+            _NONCONST_MODULE_ATTRS[modules] = answer
+        return answer
 
     @cached_property
     def call_conv(self):
