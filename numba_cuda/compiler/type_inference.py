@@ -30,7 +30,7 @@ Writes (``add_type``, ``copy_type``'s destination, ``lock_type``) are not reads.
 ``SETTLE = False`` makes it use Numba's ``TypeInferer`` (tests compare the two).
 """
 
-import contextlib
+import sys
 import warnings
 
 from numba.core import errors, typeinfer, types, utils
@@ -43,7 +43,7 @@ SETTLE = True
 #: Numba's constraints whose run depends only on the type variables they read and on the typing
 #: context's answers (exact classes; subclasses may do anything).
 _SETTLING = frozenset((
-    typeinfer.Propagate, typeinfer.CallConstraint, typeinfer.IntrinsicCallConstraint,
+    typeinfer.Propagate, typeinfer.ArgConstraint, typeinfer.CallConstraint, typeinfer.IntrinsicCallConstraint,
     typeinfer.GetAttrConstraint, typeinfer.SetItemConstraint, typeinfer.StaticSetItemConstraint,
     typeinfer.StaticGetItemConstraint, typeinfer.TypedGetItemConstraint,
     typeinfer.BuildTupleConstraint, typeinfer.ExhaustIterConstraint,
@@ -60,7 +60,9 @@ class _TypeVars(typeinfer.TypeVarMap):
     reads = None
 
     def __getitem__(self, name):
-        tv = _get_typevar(self, name)
+        tv = self.get(name)
+        if tv is None:
+            tv = _get_typevar(self, name)
         reads = self.reads
         if reads is not None and name not in reads:
             reads[name] = (tv, tv.type)
@@ -68,26 +70,58 @@ class _TypeVars(typeinfer.TypeVarMap):
 
 
 class _Warnings(errors.WarningsFixer):
-    """Numba's warnings fixer, remembering whether the last ``catch_warnings`` caught any
-    warning (its ``catch_warnings`` is Numba's, plus ``caught``)."""
+    """Numba's warnings fixer; ``keep`` is what its ``catch_warnings`` does with the warnings
+    it caught."""
 
-    caught = False
-
-    @contextlib.contextmanager
-    def catch_warnings(self, filename=None, lineno=None):
-        self.caught = True  # until shown otherwise
-        with warnings.catch_warnings(record=True) as wlist:
-            warnings.simplefilter('always', self._category)
-            yield
-        self.caught = bool(wlist)
-        for w in wlist:
+    def keep(self, caught, filename, lineno):
+        for w in caught:
             msg = str(w.message)
             if issubclass(w.category, self._category):
+                # Store warnings of this category for deduplication
                 filename = filename or w.filename
                 lineno = lineno or w.lineno
                 self._warnings[filename, lineno, w.category].add(msg)
             else:
+                # Simply emit other warnings again
                 warnings.warn_explicit(msg, w.category, w.filename, w.lineno)
+
+
+class _Recording:
+    """One ``warnings.catch_warnings(record=True)`` with Numba's ``always`` filter for the
+    fixer's category, standing for the one Numba enters and leaves around every constraint
+    (``WarningsFixer.catch_warnings``) for as long as no constraint changed what it set up:
+    ``intact()`` after a constraint says so -- nothing recorded, the same filters (the list
+    and its entries), the same ``showwarning`` and recorder -- and otherwise the recording is
+    closed, what it caught handled as Numba handles it, and a fresh one opened for the next
+    constraint.  The warnings module then does for each constraint what it does under Numba's
+    per-constraint context: a warning is recorded (or filtered, or raised) under the same
+    filters and handled when its constraint ends; a filter a constraint set lasts only for
+    that constraint."""
+
+    def __init__(self, category):
+        self.category = category
+        self.context = None
+
+    def open(self):
+        self.context = warnings.catch_warnings(record=True)
+        self.log = self.context.__enter__()
+        warnings.simplefilter("always", self.category)
+        self.filters = warnings.filters
+        self.entries = list(self.filters)
+        self.show = warnings.showwarning
+        # what records (``log.append``); without it (another Python), never intact
+        self.impl = getattr(warnings, "_showwarnmsg_impl", None)
+
+    def intact(self):
+        return (not self.log and warnings.filters is self.filters
+                and warnings.showwarning is self.show and self.impl is not None
+                and getattr(warnings, "_showwarnmsg_impl", None) is self.impl
+                and self.filters == self.entries)
+
+    def close(self, *exc_info):
+        context, self.context = self.context, None
+        context.__exit__(*(exc_info or (None, None, None)))
+        return self.log
 
 
 class _SettlingNetwork(typeinfer.ConstraintNetwork):
@@ -97,45 +131,64 @@ class _SettlingNetwork(typeinfer.ConstraintNetwork):
         self._settled = {}
 
     def propagate(self, typeinfer_):
-        # Numba's ConstraintNetwork.propagate, skipping settled constraints (module docstring).
+        # Numba's ConstraintNetwork.propagate, skipping settled constraints (module docstring)
+        # and entering one warnings recording for as long as the constraints leave it as it was
+        # (``_Recording``).
         errors_ = []
         typevars = typeinfer_.typevars
         context = typeinfer_.context
         settled = self._settled
         fixer = typeinfer_.warnings
-        for index, constraint in enumerate(self.constraints):
-            memo = settled.get(index)
-            if memo is not None:
-                if memo[0] == context.generation and all(tv.type is ty for tv, ty in memo[1]):
-                    continue
-                del settled[index]
-            settling = type(constraint) in _SETTLING
-            if settling:
-                reads = typevars.reads = {}
-                asked = context.unremembered, typeinfer_.unremembered
-                generation = context.generation
-            failed = True
-            loc = constraint.loc
-            try:
-                with fixer.catch_warnings(filename=loc.filename, lineno=loc.line):
-                    try:
-                        constraint(typeinfer_)
-                        failed = False
-                    except errors.ForceLiteralArg as e:
-                        errors_.append(e)
-                    except errors.TypingError as e:
-                        typeinfer._logger.debug("captured error", exc_info=e)
-                        new_exc = errors.TypingError(str(e), loc=constraint.loc,
-                                                     highlighting=False)
-                        errors_.append(utils.chain_exception(new_exc, e))
-            finally:
-                typevars.reads = None
-            if (settling and not failed and not fixer.caught
-                    and asked == (context.unremembered, typeinfer_.unremembered)
-                    and generation == context.generation):
-                read = tuple(reads.values())
-                if all(tv.type is ty for tv, ty in read):
-                    settled[index] = (generation, read)
+        recording = _Recording(fixer._category)
+        recording.open()
+        try:
+            for index, constraint in enumerate(self.constraints):
+                memo = settled.get(index)
+                if memo is not None:
+                    if memo[0] == context.generation:
+                        for tv, ty in memo[1]:
+                            if tv.type is not ty:
+                                break
+                        else:
+                            continue
+                    del settled[index]
+                settling = type(constraint) in _SETTLING
+                if settling:
+                    reads = typevars.reads = {}
+                    asked = context.unremembered, typeinfer_.unremembered
+                    generation = context.generation
+                failed = True
+                try:
+                    constraint(typeinfer_)
+                    failed = False
+                except errors.ForceLiteralArg as e:
+                    errors_.append(e)
+                except errors.TypingError as e:
+                    typeinfer._logger.debug("captured error", exc_info=e)
+                    new_exc = errors.TypingError(str(e), loc=constraint.loc,
+                                                 highlighting=False)
+                    errors_.append(utils.chain_exception(new_exc, e))
+                finally:
+                    typevars.reads = None
+                caught = False
+                if not recording.intact():
+                    log = recording.close()
+                    caught = bool(log)
+                    loc = constraint.loc
+                    fixer.keep(log, loc.filename, loc.line)
+                    recording.open()
+                if (settling and not failed and not caught
+                        and asked == (context.unremembered, typeinfer_.unremembered)
+                        and generation == context.generation):
+                    read = tuple(reads.values())
+                    for tv, ty in read:
+                        if tv.type is not ty:
+                            break
+                    else:
+                        settled[index] = (generation, read)
+        finally:
+            if recording.context is not None:
+                recording.close(*sys.exc_info())
         return errors_
 
 
@@ -154,7 +207,9 @@ class CUDATypeInferer(typeinfer.TypeInferer):
     # -- writes: the variable written is not read -------------------------------------------
     def add_type(self, var, tp, loc, unless_locked=False):
         assert isinstance(var, str), type(var)
-        tv = _get_typevar(self.typevars, var)
+        tv = self.typevars.get(var)
+        if tv is None:
+            tv = _get_typevar(self.typevars, var)
         if unless_locked and tv.locked:
             return
         oldty = tv.type

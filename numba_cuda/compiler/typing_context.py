@@ -148,6 +148,7 @@ class CUDATypingContext(typing.BaseContext):
         self._constant_types = {}
         self._literal_types = {}
         self._module_types = {}
+        self._module_attribute_templates = {}
         super().__init__()
 
     def refresh(self):
@@ -165,6 +166,7 @@ class CUDATypingContext(typing.BaseContext):
         self._constant_types.clear()
         self._literal_types.clear()
         self._module_types.clear()
+        self._module_attribute_templates.clear()
         self.generation += 1
         super().refresh()
         # The stamp from *before* refreshing: whatever was registered meanwhile (templates
@@ -185,7 +187,11 @@ class CUDATypingContext(typing.BaseContext):
             self.unremembered += 1
             return resolve()
         key = (func, tuple(args), tuple(kws.items()) if kws else ())
-        return self._remembered(self._call_signatures, key, resolve, remember_none=False)
+        # For the intrinsics named by a string (``static_getitem`` of an array, which lowering
+        # does through ``getitem`` ...), "no template answers" is remembered too: Numba's search
+        # then only notes the failure in the frame's cache, which answers ``None`` again.
+        return self._remembered(self._call_signatures, key, resolve,
+                                remember_none=type(func) is str and REMEMBER_MORE)
 
     def resolve_overload(self, key, cases, args, kws, allow_ambiguous=True, unsafe_casting=True,
                          exact_match_required=False):
@@ -247,16 +253,35 @@ class CUDATypingContext(typing.BaseContext):
         return iter(ours + [t for t in templates if not _is_cuda_template(t)])
 
     def resolve_getattr(self, typ, attr):
-        # Not for modules: a module attribute that is a constant is typed from its current
-        # value, which the program may change between compiles.
+        # A module attribute no template types is a constant, typed from the module's current
+        # value (which the program may change between compiles): only the template search is
+        # remembered for modules.
         if (attr in _REDUCTION_METHOD_NAMES and _REDUCTIONS_FAMILY in _pending_triggers
                 and isinstance(typ, types.Array)):
             _demand_family(self, _REDUCTIONS_FAMILY)
         resolve = functools.partial(super().resolve_getattr, typ, attr)
         if isinstance(typ, types.Module):
+            if not REMEMBER_MORE:
+                self.unremembered += 1
+                return resolve()
+            templated = self._remembered(
+                self._module_attribute_templates, (typ, attr),
+                functools.partial(self._module_attribute_template_type, typ, attr),
+                remember_none=True)
+            if templated is not None:
+                return templated
             self.unremembered += 1
-            return resolve()
+            return self.resolve_module_constants(typ, attr)
         return self._remembered(self._attribute_types, (typ, attr), resolve, remember_none=False)
+
+    def _module_attribute_template_type(self, typ, attr):
+        """What Numba's ``resolve_getattr`` asks the attribute templates of a module type
+        before typing the attribute's value (``resolve_module_constants``)."""
+        for candidate in (typ, types.unliteral(typ)):
+            out = self.find_matching_getattr_template(candidate, attr)
+            if out and out["return_type"] is not None:
+                return out["return_type"]
+        return None
 
     def load_additional_registries(self):
         from numba.core.typing import cmathdecl, enumdecl
