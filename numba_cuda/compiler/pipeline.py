@@ -14,7 +14,7 @@ from numba.core.compiler_lock import global_compiler_lock
 from numba.core.compiler_machinery import LoweringPass, register_pass
 from numba.core.target_extension import target_override
 from numba.core.typed_passes import (
-    AnnotateTypes, IRLegalization, NopythonRewrites, PreLowerStripPhis,
+    AnnotateTypes, IRLegalization, NopythonRewrites, NopythonTypeInference, PreLowerStripPhis,
 )
 from numba.core.untyped_passes import InlineClosureLikes
 
@@ -25,6 +25,7 @@ from .strings import RejectStringBuilding
 from ..common.jit_options import check_inline, check_max_registers, switch
 from ..common.launch_dims import normalize_launch_bounds
 from .try_blocks import RejectTryBlocks
+from .type_inference import CUDATypeInference
 from .lowering import CUDALower
 from .pass_manager import (
     CUDAPassManager, InlineClosureLikesWhenNeeded, NopythonRewritesWhenNeeded,
@@ -219,7 +220,8 @@ class CUDABackend(LoweringPass):
 #: work a later pass repeats (pass_manager).
 _WHEN_NEEDED = {InlineClosureLikes: InlineClosureLikesWhenNeeded,
                 NopythonRewrites: NopythonRewritesWhenNeeded,
-                PreLowerStripPhis: StripPhisBeforeLegalization}
+                PreLowerStripPhis: StripPhisBeforeLegalization,
+                NopythonTypeInference: CUDATypeInference}
 
 
 def _when_needed(passes):

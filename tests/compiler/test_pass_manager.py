@@ -144,7 +144,7 @@ def test_run_pass_listeners_still_get_every_pass(cuda):
         assert _run_pass_has_listeners()
         cuda.compile_ptx(plain_kernel, void(float32[::1]), cc=CC)
     names = [ev.data["name"].split(" ")[0] for _, ev in recorder.buffer if ev.is_start]
-    assert "nopython_type_inference" in names
+    assert "cuda_nopython_type_inference" in names
     assert "cuda_native_lowering" in names
 
 
