@@ -20,6 +20,7 @@ from numba.core.untyped_passes import InlineClosureLikes
 
 from . import collection_pause, source_files
 from .containers import RejectAllocatingContainers
+from .front_end import REPLACEMENTS as _FRONT_END
 from .nrt import name_the_nrt_setting
 from .strings import RejectStringBuilding
 from ..common.jit_options import check_inline, check_max_registers, switch
@@ -219,7 +220,8 @@ class CUDABackend(LoweringPass):
 #: work a later pass repeats (pass_manager).
 _WHEN_NEEDED = {InlineClosureLikes: InlineClosureLikesWhenNeeded,
                 NopythonRewrites: NopythonRewritesWhenNeeded,
-                PreLowerStripPhis: StripPhisBeforeLegalization}
+                PreLowerStripPhis: StripPhisBeforeLegalization,
+                **_FRONT_END}
 
 
 def _when_needed(passes):

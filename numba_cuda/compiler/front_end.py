@@ -1,0 +1,227 @@
+"""Numba's untyped front-end passes without work whose result nobody reads in the CUDA pipeline.
+
+Every class here is a Numba pass (same ``_name``, so error contexts, timings and
+``NUMBA_DEBUG_PRINT_*`` dumps read as before) that hands the next pass the same IR as Numba's
+pass; ``tests/compiler/test_front_end.py`` checks that the IR reaching lowering -- statements,
+``del`` placement, block entry variables -- and the PTX are the same as with Numba's passes.
+
+* **Post-processing sweeps.**  ``IRProcessing``, ``GenericRewrites`` and ``ReconstructSSA`` end
+  with ``PostProcessor(func_ir).run()``: canonicalise the CFG (which can add blocks), then
+  compute the variable lifetimes (use/def maps, live and dead maps) and the live variables at
+  each block entry.  In the CUDA pipeline nothing reads those lifetimes before the next sweep
+  recomputes them: the readers (with-lifting, loop lifting, the literal-unroll sub-pipeline,
+  generator lowering, object mode) either run their own sweep first or do not exist for CUDA,
+  and ``IRLegalization`` recomputes everything on the final IR before lowering.
+  ``light_post_process`` keeps the CFG canonicalisation and leaves the lifetimes to be computed
+  on demand (a lazy ``VariableLifetime``); a generator, a parallel compile or a function using
+  ``literal_unroll`` (whose unroller reads the lifetimes later) takes Numba's full sweep.
+
+* **Bytecode translation.**  Numba's interpreter ends with five peephole rewrites of bytecode
+  idioms (``with`` exits, ``POP_BLOCK``, ``LIST_TO_TUPLE``, ``CALL_FUNCTION_EX``,
+  ``DICT_UPDATE``); each walks the whole IR (two of them list every statement's variables) even
+  when the idiom is absent.  ``CUDAInterpreter`` looks once for what each peephole acts on and
+  runs a peephole only when its trigger is there -- and, once one has run (it may have made
+  the trigger of a later one), every later one.
+"""
+
+from numba.core import config, ir, postproc, rewrites, transforms
+from numba.core.compiler_machinery import FunctionPass, register_pass
+from numba.core.interpreter import (
+    Interpreter, peep_hole_call_function_ex_to_call_function_kw, peep_hole_delete_with_exit,
+    peep_hole_fuse_dict_add_updates, peep_hole_list_to_tuple, peep_hole_split_at_pop_block,
+)
+from numba.core.untyped_passes import (
+    GenericRewrites, IRProcessing, ReconstructSSA, TranslateByteCode,
+)
+from numba.misc.special import literal_unroll
+
+
+# ---- post-processing without the lifetimes ----------------------------------------------------
+def _uses_literal_unroll(func_ir):
+    for block in func_ir.blocks.values():
+        for inst in block.body:
+            if (type(inst) is ir.Assign and isinstance(inst.value, (ir.Global, ir.FreeVar))
+                    and inst.value.value is literal_unroll):
+                return True
+    return False
+
+
+def light_post_process_applies(func_ir, flags):
+    return not (func_ir.is_generator or flags.auto_parallel.enabled
+                or _uses_literal_unroll(func_ir))
+
+
+def light_post_process(func_ir, flags):
+    """``PostProcessor(func_ir).run()`` as far as the CUDA pipeline needs it: the CFG
+    canonicalised (``func_ir.blocks`` replaced, as Numba does) and a lazy
+    ``VariableLifetime``; the block entry variables are left to the next full sweep."""
+    if not light_post_process_applies(func_ir, flags):
+        postproc.PostProcessor(func_ir).run()
+        return
+    func_ir.blocks = transforms.canonicalize_cfg(func_ir.blocks)
+    func_ir.variable_lifetime = postproc.VariableLifetime(func_ir.blocks)
+    func_ir.generator_info = None
+
+
+def _numba_debugging():
+    return bool(config.DEBUG or config.DUMP_IR or config.DUMP_SSA)
+
+
+def _register(cls):
+    """Register ``cls`` under its Numba pass's name (the registry does not compare names)."""
+    from numba.core.compiler_machinery import _pass_registry
+
+    if _pass_registry._does_pass_name_alias(cls._name):  # a Numba that refuses aliases
+        cls._name = f"cuda_{cls._name}"
+    return register_pass(mutates_CFG=True, analysis_only=False)(cls)
+
+
+@_register
+class ProcessIR(IRProcessing):
+    """Numba's ``IRProcessing`` (the first post-processing sweep) without the lifetimes."""
+
+    _name = IRProcessing._name
+
+    def run_pass(self, state):
+        if _numba_debugging():
+            return super().run_pass(state)
+        light_post_process(state.func_ir, state.flags)
+        return True
+
+
+@_register
+class GenericRewritesLight(GenericRewrites):
+    """Numba's ``GenericRewrites``: the same rewrites, applied the same way
+    (``RewriteRegistry.apply``), ending with the light post-processing sweep."""
+
+    _name = GenericRewrites._name
+
+    def run_pass(self, state):
+        from numba.core.untyped_passes import fallback_context
+
+        if _numba_debugging():
+            return super().run_pass(state)
+        msg = ("Internal error in pre-inference rewriting pass encountered during compilation "
+               "of function \"%s\"" % (state.func_id.func_name,))
+        with fallback_context(state, msg):
+            _apply_rewrites("before-inference", state)
+        return True
+
+
+def _apply_rewrites(kind, state):
+    """``rewrites.rewrite_registry.apply(kind, state)`` ending with ``light_post_process``."""
+    registry = rewrites.rewrite_registry
+    assert kind in registry._kinds
+    blocks = state.func_ir.blocks
+    old_blocks = blocks.copy()
+    for rewrite_cls in registry.rewrites[kind]:
+        rewrite = rewrite_cls(state)
+        work_list = list(blocks.items())
+        while work_list:
+            key, block = work_list.pop()
+            matches = rewrite.match(state.func_ir, block, state.typemap, state.calltypes)
+            if matches:
+                new_block = rewrite.apply()
+                blocks[key] = new_block
+                work_list.append((key, new_block))
+    for key, block in blocks.items():
+        if block != old_blocks[key]:
+            block.verify()
+    light_post_process(state.func_ir, state.flags)
+
+
+@_register
+class ReconstructSSALight(ReconstructSSA):
+    """Numba's ``ReconstructSSA`` ending with the light post-processing sweep."""
+
+    _name = ReconstructSSA._name
+
+    def run_pass(self, state):
+        from numba.core.ir_utils import build_definitions
+        from numba.core.ssa import reconstruct_ssa
+
+        if _numba_debugging():
+            return super().run_pass(state)
+        state.func_ir = reconstruct_ssa(state.func_ir)
+        self._patch_locals(state)
+        state.func_ir._definitions = build_definitions(state.func_ir.blocks)
+        light_post_process(state.func_ir, state.flags)
+        return True
+
+
+# ---- bytecode translation ---------------------------------------------------------------------
+_WITH_EXIT_PREFIX = "$setup_with_exitfn"
+
+
+def _scopes(func_ir):
+    seen = []
+    for block in func_ir.blocks.values():
+        scope = block.scope
+        while scope is not None and all(scope is not s for s in seen):
+            seen.append(scope)
+            scope = scope.parent
+    return seen
+
+
+def peephole_triggers(func_ir):
+    """The peepholes (Numba's functions) that have something to act on in ``func_ir``."""
+    pop_block = list_to_tuple = call_ex = dict_update = False
+    for block in func_ir.blocks.values():
+        for inst in block.body:
+            cls = type(inst)
+            if cls is ir.Assign:
+                value = inst.value
+                if type(value) is ir.Expr:
+                    op = value.op
+                    if op == "call":
+                        if value.vararg is not None or value.varkwarg is not None:
+                            call_ex = True
+                    elif op == "list_to_tuple":
+                        list_to_tuple = True
+                    elif op == "getattr" and value.attr == "_update_from_bytecode":
+                        dict_update = True
+            elif cls is ir.PopBlock or isinstance(inst, ir.PopBlock):
+                pop_block = True
+    with_exit = any(name.startswith(_WITH_EXIT_PREFIX)
+                    for scope in _scopes(func_ir) for name in scope.localvars._con)
+    return {peep_hole_split_at_pop_block: pop_block,
+            peep_hole_list_to_tuple: list_to_tuple,
+            peep_hole_delete_with_exit: with_exit,
+            peep_hole_call_function_ex_to_call_function_kw: call_ex,
+            peep_hole_fuse_dict_add_updates: dict_update}
+
+
+class CUDAInterpreter(Interpreter):
+    """Numba's ``Interpreter``, running each closing peephole only when it has work."""
+
+    def post_process(self, peepholes, func_ir):
+        triggers = peephole_triggers(func_ir)
+        changed = False
+        for peep in peepholes:
+            if changed or triggers.get(peep, True):
+                func_ir = peep(func_ir)
+                changed = True
+        return func_ir
+
+
+@_register
+class TranslateBytecodeQuickly(TranslateByteCode):
+    """Numba's ``TranslateByteCode`` with ``CUDAInterpreter``."""
+
+    _name = TranslateByteCode._name
+
+    def run_pass(self, state):
+        interp = CUDAInterpreter(state["func_id"])
+        state["func_ir"] = interp.interpret(state["bc"])
+        return True
+
+
+#: Numba's pass -> the pass the CUDA pipeline runs in its place.
+REPLACEMENTS = {
+    TranslateByteCode: TranslateBytecodeQuickly,
+    IRProcessing: ProcessIR,
+    GenericRewrites: GenericRewritesLight,
+    ReconstructSSA: ReconstructSSALight,
+}
+
+__all__ = ["REPLACEMENTS", "CUDAInterpreter", "light_post_process"]
