@@ -30,6 +30,7 @@ from numba.core.interpreter import (
     Interpreter, peep_hole_call_function_ex_to_call_function_kw, peep_hole_delete_with_exit,
     peep_hole_fuse_dict_add_updates, peep_hole_list_to_tuple, peep_hole_split_at_pop_block,
 )
+from numba.core.typed_passes import IRLegalization
 from numba.core.untyped_passes import (
     GenericRewrites, IRProcessing, ReconstructSSA, TranslateByteCode,
 )
@@ -149,6 +150,184 @@ class ReconstructSSALight(ReconstructSSA):
         return True
 
 
+# ---- the last sweep, before lowering ------------------------------------------------------------
+_REC_LIST_VARS = ir.Inst._rec_list_vars
+_STMT_LIST_VARS = ir.Stmt.list_vars
+_EXPR_LIST_VARS = ir.Expr.list_vars
+#: values ``Inst._rec_list_vars`` finds no variable in, by exact type (anything else is judged
+#: the way ``_rec_list_vars`` judges it)
+_NO_VARS = frozenset((ir.Loc, str, int, float, bool, type(None), ir.Const, ir.Global,
+                      ir.FreeVar, ir.Arg))
+
+
+def _collect_names(val, out):
+    """Append to ``out`` the names of the variables ``Inst._rec_list_vars(val)`` lists, in its
+    order, without building the intermediate lists."""
+    cls = type(val)
+    if cls is ir.Var:
+        out.append(val.name)
+    elif cls in _NO_VARS:
+        pass
+    elif cls is ir.Expr and cls._rec_list_vars is _REC_LIST_VARS:
+        for item in val._kws.values():
+            _collect_names(item, out)
+    elif cls is list or cls is tuple:
+        for item in val:
+            _collect_names(item, out)
+    elif isinstance(val, ir.Var):
+        out.append(val.name)
+    elif isinstance(val, ir.Inst):
+        if cls.list_vars is _STMT_LIST_VARS and cls._rec_list_vars is _REC_LIST_VARS:
+            for item in val.__dict__.values():
+                _collect_names(item, out)
+        elif cls.list_vars is _EXPR_LIST_VARS and cls._rec_list_vars is _REC_LIST_VARS:
+            for item in val._kws.values():
+                _collect_names(item, out)
+        else:
+            out.extend(var.name for var in val.list_vars())
+    elif isinstance(val, (list, tuple)):
+        for item in val:
+            _collect_names(item, out)
+    elif isinstance(val, dict):
+        for item in val.values():
+            _collect_names(item, out)
+
+
+def var_names(inst):
+    """``[v.name for v in inst.list_vars()]``."""
+    out = []
+    cls = type(inst)
+    if isinstance(inst, ir.Inst) and cls._rec_list_vars is _REC_LIST_VARS and (
+            cls.list_vars is _STMT_LIST_VARS):
+        for item in inst.__dict__.values():
+            _collect_names(item, out)
+    elif cls is ir.Expr and cls._rec_list_vars is _REC_LIST_VARS:
+        for item in inst._kws.values():
+            _collect_names(item, out)
+    else:
+        out.extend(var.name for var in inst.list_vars())
+    return out
+
+
+def _use_defs(blocks, names):
+    """``analysis.compute_use_defs(blocks)``, from each statement's variable names ``names``
+    (``{label: [names of each statement]}``); the same sets, filled in the same order."""
+    from numba.core.analysis import _use_defs_result, ir_extension_usedefs
+
+    var_use_map = {}
+    var_def_map = {}
+    for offset, ir_block in blocks.items():
+        var_use_map[offset] = use_set = set()
+        var_def_map[offset] = def_set = set()
+        for stmt, stmt_names in zip(ir_block.body, names[offset]):
+            if type(stmt) in ir_extension_usedefs:
+                ir_extension_usedefs[type(stmt)](stmt, use_set, def_set)
+                continue
+            if isinstance(stmt, ir.Assign):
+                value = stmt.value
+                if isinstance(value, ir.Inst):
+                    rhs_set = set(var_names(value))
+                elif isinstance(value, ir.Var):
+                    rhs_set = {value.name}
+                elif isinstance(value, (ir.Arg, ir.Const, ir.Global, ir.FreeVar)):
+                    rhs_set = ()
+                else:
+                    raise AssertionError("unreachable", type(value))
+                if stmt.target.name not in rhs_set:
+                    def_set.add(stmt.target.name)
+            for name in stmt_names:
+                if name not in def_set:
+                    use_set.add(name)
+    return _use_defs_result(usemap=var_use_map, defmap=var_def_map)
+
+
+def _patch_var_dels(func_ir, names, internal_dead_map, escaping_dead_map, extend_lifetimes):
+    """``PostProcessor._patch_var_dels``, from each statement's variable names ``names``."""
+    insert_dels = postproc.ir_extension_insert_dels
+    for offset, ir_block in func_ir.blocks.items():
+        internal_dead_set = internal_dead_map[offset].copy()
+        delete_pts = []
+        block_names = names[offset]
+        body = ir_block.body
+        for index in range(len(body) - 2, -1, -1):
+            stmt = body[index]
+            live_set = set(block_names[index])
+            dead_set = live_set & internal_dead_set
+            for T, def_func in insert_dels.items():
+                if isinstance(stmt, T):
+                    done_dels = def_func(stmt, dead_set)
+                    dead_set -= done_dels
+                    internal_dead_set -= done_dels
+            delete_pts.append((stmt, dead_set))
+            internal_dead_set -= dead_set
+
+        new_body = []
+        lastloc = ir_block.loc
+        del_store = []
+        for stmt, delete_set in reversed(delete_pts):
+            if extend_lifetimes:
+                lastloc = ir_block.body[-1].loc
+            else:
+                lastloc = stmt.loc
+            if not isinstance(stmt, ir.Del):
+                new_body.append(stmt)
+            for var_name in sorted(delete_set, reverse=True):
+                delnode = ir.Del(var_name, loc=lastloc)
+                if extend_lifetimes:
+                    del_store.append(delnode)
+                else:
+                    new_body.append(delnode)
+        if extend_lifetimes:
+            new_body.extend(del_store)
+        new_body.append(ir_block.body[-1])
+        ir_block.body = new_body
+
+        escape_dead_set = escaping_dead_map[offset]
+        for var_name in sorted(escape_dead_set):
+            ir_block.prepend(ir.Del(var_name, loc=ir_block.body[0].loc))
+
+
+def full_post_process_with_dels(func_ir, extend_lifetimes):
+    """``PostProcessor(func_ir).run(emit_dels=True, extend_lifetimes=...)`` for a function that
+    is not a generator, listing each statement's variables once (Numba lists them twice: for
+    the use/def maps and again for the ``del`` placement)."""
+    from numba.core import analysis
+
+    func_ir.blocks = transforms.canonicalize_cfg(func_ir.blocks)
+    blocks = func_ir.blocks
+    names = {offset: [var_names(stmt) for stmt in block.body]
+             for offset, block in blocks.items()}
+    vlt = postproc.VariableLifetime(blocks)
+    vlt.__dict__["usedefs"] = _use_defs(blocks, names)  # (a cached_property, filled in)
+    func_ir.variable_lifetime = vlt
+    bev = analysis.compute_live_variables(vlt.cfg, blocks, vlt.usedefs.defmap,
+                                          vlt.deadmaps.combined)
+    for offset, ir_block in blocks.items():
+        func_ir.block_entry_vars[ir_block] = bev[offset]
+    func_ir.generator_info = None
+    _patch_var_dels(func_ir, names, vlt.deadmaps.internal, vlt.deadmaps.escaping,
+                    extend_lifetimes)
+
+
+@_register
+class LegalizeIR(IRLegalization):
+    """Numba's ``IRLegalization`` (``check_and_legalize_ir``: no phis, no dels, then the full
+    post-processing sweep emitting dels) with ``full_post_process_with_dels``."""
+
+    _name = IRLegalization._name
+
+    def run_pass(self, state):
+        from numba.core.ir_utils import enforce_no_dels, enforce_no_phis
+
+        func_ir = state.func_ir
+        if func_ir.is_generator or state.flags.auto_parallel.enabled:
+            return super().run_pass(state)
+        enforce_no_phis(func_ir)
+        enforce_no_dels(func_ir)
+        full_post_process_with_dels(func_ir, state.flags.dbg_extend_lifetimes)
+        return True
+
+
 # ---- bytecode translation ---------------------------------------------------------------------
 _WITH_EXIT_PREFIX = "$setup_with_exitfn"
 
@@ -222,6 +401,7 @@ REPLACEMENTS = {
     IRProcessing: ProcessIR,
     GenericRewrites: GenericRewritesLight,
     ReconstructSSA: ReconstructSSALight,
+    IRLegalization: LegalizeIR,
 }
 
 __all__ = ["REPLACEMENTS", "CUDAInterpreter", "light_post_process"]

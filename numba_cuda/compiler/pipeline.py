@@ -238,7 +238,7 @@ class CUDACompiler(CompilerBase):
         pm.add_pass(RejectTryBlocks, "refuse try/except")
         typed = DefaultPassBuilder.define_typed_pipeline(self.state)
         pm.passes.extend(_when_needed(typed.passes))
-        pm.add_pass(IRLegalization, "ensure IR is legal prior to lowering")
+        pm.passes.extend(_when_needed([(IRLegalization, "ensure IR is legal prior to lowering")]))
         pm.add_pass(AnnotateTypes, "annotate types")
         pm.add_pass(CUDANativeLowering, "CUDA native lowering")
         pm.add_pass(CUDABackend, "CUDA backend")

@@ -429,3 +429,37 @@ def test_light_sweep_leaves_lifetimes_to_the_last_sweep(cuda):
     assert len(func_ir.blocks) >= before
     for block in func_ir.blocks.values():
         assert isinstance(block, ir.Block)
+
+
+@pytest.mark.parametrize("fn", INTERPRETED[:60], ids=[fn.__name__ for fn in INTERPRETED[:60]])
+def test_variable_names_are_listed_as_numba_lists_them(fn):
+    from numba.core.compiler import run_frontend
+
+    from numba_cuda.compiler.front_end import var_names
+
+    try:
+        func_ir = run_frontend(fn)
+    except Exception:  # noqa: BLE001 - what Numba cannot translate has nothing to list
+        pytest.skip("not translatable")
+    count = 0
+    for block in func_ir.blocks.values():
+        for stmt in block.body:
+            assert var_names(stmt) == [v.name for v in stmt.list_vars()]
+            if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Inst):
+                assert var_names(stmt.value) == [v.name for v in stmt.value.list_vars()]
+            count += 1
+    assert count
+
+
+def test_names_of_statements_with_their_own_list_vars():
+    from numba_cuda.compiler.front_end import var_names
+
+    loc = ir.Loc("f.py", 1)
+    scope = ir.Scope(None, loc)
+    a, b = scope.define("a", loc), scope.define("b", loc)
+    yielded = ir.Yield(a, loc, 0)
+    nested = ir.Expr.build_tuple([a, (b, [a]), {"k": b}], loc)
+    for inst in (yielded, nested, ir.Assign(nested, b, loc), ir.Print((a, b), None, loc),
+                 ir.SetItem(a, b, a, loc), ir.Branch(a, 1, 2, loc), ir.Del("a", loc),
+                 ir.Return(b, loc), ir.StaticRaise(ValueError, ("x",), loc)):
+        assert var_names(inst) == [v.name for v in inst.list_vars()]
