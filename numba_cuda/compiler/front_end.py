@@ -24,7 +24,10 @@ pass; ``tests/compiler/test_front_end.py`` checks that the IR reaching lowering 
   the trigger of a later one), every later one.
 """
 
-from numba.core import config, ir, postproc, rewrites, transforms
+import logging
+from collections import defaultdict
+
+from numba.core import config, errors, ir, postproc, rewrites, ssa, transforms
 from numba.core.compiler_machinery import FunctionPass, register_pass
 from numba.core.interpreter import (
     Interpreter, peep_hole_call_function_ex_to_call_function_kw, peep_hole_delete_with_exit,
@@ -143,11 +146,64 @@ class ReconstructSSALight(ReconstructSSA):
 
         if _numba_debugging():
             return super().run_pass(state)
-        state.func_ir = reconstruct_ssa(state.func_ir)
+        if ssa._logger.isEnabledFor(logging.DEBUG):  # Numba's, with its debug log
+            state.func_ir = reconstruct_ssa(state.func_ir)
+        else:
+            state.func_ir.blocks = _run_ssa(state.func_ir.blocks)
         self._patch_locals(state)
         state.func_ir._definitions = build_definitions(state.func_ir.blocks)
         light_post_process(state.func_ir, state.flags)
         return True
+
+
+def _run_ssa(blocks):
+    """``numba.core.ssa._run_ssa`` (the SSA reconstruction of ``reconstruct_ssa``) with
+    ``_find_defs_violators`` listing the statements' variables without intermediate lists."""
+    from numba.core.analysis import compute_cfg_from_blocks
+
+    if not blocks:
+        return {}
+    cfg = compute_cfg_from_blocks(blocks)
+    df_plus = ssa._iterated_domfronts(cfg)
+    violators = _find_defs_violators(blocks, cfg)
+    cache_list_vars = ssa._CacheListVars()
+    for varname in violators:
+        blocks, defmap = ssa._fresh_vars(blocks, varname)
+        blocks = ssa._fix_ssa_vars(blocks, varname, defmap, cfg, df_plus, cache_list_vars)
+    cfg_post = compute_cfg_from_blocks(blocks)
+    if cfg_post != cfg:
+        raise errors.CompilerError("CFG mutated in SSA pass")
+    return blocks
+
+
+def _find_defs_violators(blocks, cfg):
+    """``numba.core.ssa._find_defs_violators``: the same variables, in the same order."""
+    from numba.core.utils import OrderedSet
+
+    defs = defaultdict(list)
+    uses = defaultdict(set)
+    for label, blk in blocks.items():
+        for stmt in blk.body:
+            if isinstance(stmt, ir.Assign):
+                target = stmt.target.name
+                defs[target].append((stmt, label))
+                for name in var_names(stmt):
+                    if name != target:
+                        uses[name].add(label)
+            else:
+                for name in var_names(stmt):
+                    uses[name].add(label)
+    violators = OrderedSet([k for k, vs in defs.items() if len(vs) > 1])
+    doms = cfg.dominators()
+    for k, use_blocks in uses.items():
+        if k not in violators:
+            for label in use_blocks:
+                dom = doms[label]
+                def_labels = {label for _assign, label in defs[k]}
+                if not def_labels.intersection(dom):
+                    violators.add(k)
+                    break
+    return violators
 
 
 # ---- the last sweep, before lowering ------------------------------------------------------------

@@ -20,7 +20,7 @@ emission) before anything reads what it computes (see the class).
 import functools
 import time
 
-from numba.core import errors, ir, types
+from numba.core import errors, event, ir, types
 from numba.core.compiler_lock import global_compiler_lock
 from numba.core.compiler_machinery import FunctionPass, PassManager, pass_timings, register_pass
 from numba.core.ir_utils import enforce_no_dels
@@ -33,8 +33,6 @@ _COMPILER_LOCK_EVENT = "numba:compiler_lock"
 
 def _has_listeners(kind):
     """True when someone listens to Numba's event ``kind`` (or when we cannot tell)."""
-    from numba.core import event
-
     registered = getattr(event, "_registered", None)
     if registered is None:
         return True

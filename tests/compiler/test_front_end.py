@@ -463,3 +463,20 @@ def test_names_of_statements_with_their_own_list_vars():
                  ir.SetItem(a, b, a, loc), ir.Branch(a, 1, 2, loc), ir.Del("a", loc),
                  ir.Return(b, loc), ir.StaticRaise(ValueError, ("x",), loc)):
         assert var_names(inst) == [v.name for v in inst.list_vars()]
+
+
+@pytest.mark.parametrize("fn", INTERPRETED[:60], ids=[fn.__name__ for fn in INTERPRETED[:60]])
+def test_ssa_violators_are_numbas(fn):
+    from numba.core import ssa
+    from numba.core.analysis import compute_cfg_from_blocks
+    from numba.core.compiler import run_frontend
+
+    from numba_cuda.compiler.front_end import _find_defs_violators
+
+    try:
+        func_ir = run_frontend(fn)
+    except Exception:  # noqa: BLE001 - what Numba cannot translate has nothing to check
+        pytest.skip("not translatable")
+    cfg = compute_cfg_from_blocks(func_ir.blocks)
+    assert list(_find_defs_violators(func_ir.blocks, cfg)) == list(
+        ssa._find_defs_violators(func_ir.blocks, cfg))
