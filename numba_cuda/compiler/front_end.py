@@ -35,7 +35,7 @@ from numba.core.interpreter import (
 )
 from numba.core.typed_passes import IRLegalization
 from numba.core.untyped_passes import (
-    GenericRewrites, IRProcessing, ReconstructSSA, TranslateByteCode,
+    GenericRewrites, IRProcessing, ReconstructSSA, TranslateByteCode, WithLifting,
 )
 from numba.misc.special import literal_unroll
 
@@ -343,18 +343,37 @@ def _patch_var_dels(func_ir, names, internal_dead_map, escaping_dead_map, extend
             ir_block.prepend(ir.Del(var_name, loc=ir_block.body[0].loc))
 
 
+def _canonicalize_cfg(blocks):
+    """``(transforms.canonicalize_cfg(blocks), its CFG)``: when no loop has several back
+    edges (Numba's function then returns a copy of ``blocks``), the CFG it computed on the way
+    is the copy's; otherwise Numba's function and ``None``."""
+    from numba.core.analysis import compute_cfg_from_blocks
+
+    cfg = compute_cfg_from_blocks(blocks)
+    for loop in cfg.loops().values():
+        count = 0
+        for label in loop.body:
+            if loop.header in blocks[label].terminator.get_targets():
+                count += 1
+                if count > 1:
+                    return transforms.canonicalize_cfg(blocks), None
+    return blocks.copy(), cfg
+
+
 def full_post_process_with_dels(func_ir, extend_lifetimes):
     """``PostProcessor(func_ir).run(emit_dels=True, extend_lifetimes=...)`` for a function that
     is not a generator, listing each statement's variables once (Numba lists them twice: for
     the use/def maps and again for the ``del`` placement)."""
     from numba.core import analysis
 
-    func_ir.blocks = transforms.canonicalize_cfg(func_ir.blocks)
+    func_ir.blocks, cfg = _canonicalize_cfg(func_ir.blocks)
     blocks = func_ir.blocks
     names = {offset: [var_names(stmt) for stmt in block.body]
              for offset, block in blocks.items()}
     vlt = postproc.VariableLifetime(blocks)
-    vlt.__dict__["usedefs"] = _use_defs(blocks, names)  # (a cached_property, filled in)
+    if cfg is not None:
+        vlt.__dict__["cfg"] = cfg  # (cached_properties, filled in)
+    vlt.__dict__["usedefs"] = _use_defs(blocks, names)
     func_ir.variable_lifetime = vlt
     bev = analysis.compute_live_variables(vlt.cfg, blocks, vlt.usedefs.defmap,
                                           vlt.deadmaps.combined)
@@ -381,6 +400,21 @@ class LegalizeIR(IRLegalization):
         enforce_no_phis(func_ir)
         enforce_no_dels(func_ir)
         full_post_process_with_dels(func_ir, state.flags.dbg_extend_lifetimes)
+        return True
+
+
+@_register
+class WithLiftingWhenNeeded(WithLifting):
+    """Numba's ``WithLifting``, which finds nothing to lift (and changes nothing) in IR without
+    an ``ir.EnterWith``, run only when there is one."""
+
+    _name = WithLifting._name
+
+    def run_pass(self, state):
+        for block in state.func_ir.blocks.values():
+            for inst in block.body:
+                if isinstance(inst, ir.EnterWith):
+                    return super().run_pass(state)
         return True
 
 
@@ -427,7 +461,30 @@ def peephole_triggers(func_ir):
 
 
 class CUDAInterpreter(Interpreter):
-    """Numba's ``Interpreter``, running each closing peephole only when it has work."""
+    """Numba's ``Interpreter``, running each closing peephole only when it has work, and not
+    dispatching the ``CACHE`` entries of Python 3.11+ bytecode (Numba's ``op_CACHE`` does
+    nothing; the location they would set is the one already current) outside ``with``
+    blocks (where any instruction can close the block)."""
+
+    def _iter_inst(self):
+        bytecode = self.bytecode
+        for blkct, block in enumerate(self.cfa.iterliveblocks()):
+            firstinst = bytecode[block.offset]
+            if firstinst.opname == "END_FOR":
+                firstinst = bytecode[firstinst.next]
+            self.loc = self.loc.with_lineno(firstinst.lineno)
+            self._start_new_block(block.offset)
+            if blkct == 0:
+                self.init_first_block()
+            for offset, kws in self.dfainfo.insts:
+                inst = bytecode[offset]
+                if (inst.opname == "CACHE" and not kws and not self.syntax_blocks
+                        and inst.lineno == self.loc.line and self.loc.col is None
+                        and type(self).op_CACHE is Interpreter.op_CACHE):
+                    continue
+                self.loc = self.loc.with_lineno(inst.lineno)
+                yield inst, kws
+            self._end_current_block()
 
     def post_process(self, peepholes, func_ir):
         triggers = peephole_triggers(func_ir)
@@ -458,6 +515,7 @@ REPLACEMENTS = {
     GenericRewrites: GenericRewritesLight,
     ReconstructSSA: ReconstructSSALight,
     IRLegalization: LegalizeIR,
+    WithLifting: WithLiftingWhenNeeded,
 }
 
 __all__ = ["REPLACEMENTS", "CUDAInterpreter", "light_post_process"]

@@ -68,7 +68,11 @@ class CUDAPassManager(PassManager):
         return self._run_pass_quietly(index, pss, internal_state)
 
     def _quiet_path_applies(self):
-        if not all(hasattr(self, name) for name in _NUMBA_INTERNALS):
+        internals = self.__dict__.get("_cuda_has_numba_internals")
+        if internals is None:  # (attributes Numba's PassManager sets up once)
+            internals = self._cuda_has_numba_internals = all(
+                hasattr(self, name) for name in _NUMBA_INTERNALS)
+        if not internals:
             return False
         return not (self._ENFORCING or self._print_after or self._print_before
                     or self._print_wrap or _run_pass_has_listeners())
@@ -82,8 +86,19 @@ class CUDAPassManager(PassManager):
             with global_compiler_lock:
                 t0, t1, t2, t3 = _run_in_error_context(pss, name, state)
         if isinstance(pss, FunctionPass):
-            enforce_no_dels(state.func_ir)
+            _enforce_no_dels(state.func_ir)
         self.exec_times[f"{index}_{name}"] = pass_timings(t1 - t0, t2 - t1, t3 - t2)
+
+
+def _enforce_no_dels(func_ir):
+    """Numba's ``enforce_no_dels`` (its error when there is a ``del``), looking without
+    building a list per block."""
+    Del = ir.Del
+    for block in func_ir.blocks.values():
+        for inst in block.body:
+            if isinstance(inst, Del):
+                enforce_no_dels(func_ir)
+                raise AssertionError("unreachable: Numba found no del")  # pragma: no cover
 
 
 def _run_in_error_context(pss, name, state):

@@ -480,3 +480,56 @@ def test_ssa_violators_are_numbas(fn):
     cfg = compute_cfg_from_blocks(func_ir.blocks)
     assert list(_find_defs_violators(func_ir.blocks, cfg)) == list(
         ssa._find_defs_violators(func_ir.blocks, cfg))
+
+
+def test_with_lifting_runs_only_for_with_blocks(cuda, monkeypatch):
+    from numba.core.untyped_passes import WithLifting
+
+    calls = []
+    original = WithLifting.run_pass
+
+    def spy(self, state):
+        calls.append(state.func_id.func_name)
+        return original(self, state)
+
+    monkeypatch.setattr(WithLifting, "run_pass", spy)
+    cuda.compile_ptx(several_back_edges, void(int64[::1], int64), cc=CC)
+    assert calls == []
+    with pytest.raises(Exception):  # noqa: B017 - the error itself is compared above
+        cuda.compile_ptx(with_block, void(int64[::1]), cc=CC)
+    assert calls == ["with_block"]
+
+
+def test_dels_are_still_refused_after_a_function_pass():
+    from numba.core.errors import CompilerError
+
+    from numba_cuda.compiler.pass_manager import _enforce_no_dels
+
+    func_ir = _interpret(several_back_edges, Interpreter)
+    _enforce_no_dels(func_ir)
+    block = next(iter(func_ir.blocks.values()))
+    block.body.insert(0, ir.Del("n", loc=block.loc))
+    with pytest.raises(CompilerError, match="Illegal IR, del found at: del n"):
+        _enforce_no_dels(func_ir)
+
+
+def test_cfg_canonicalisation_is_numbas(cuda):
+    from numba.core import transforms
+    from numba.core.analysis import compute_cfg_from_blocks
+    from numba.core.compiler import run_frontend
+
+    from numba_cuda.compiler.front_end import _canonicalize_cfg
+
+    kinds = set()
+    for fn in (several_back_edges, nested_loops_with_breaks, closure_and_lambda):
+        func_ir = _interpret(fn, Interpreter)
+        ours, cfg = _canonicalize_cfg(func_ir.blocks)
+        kinds.add(cfg is None)
+        numbas = transforms.canonicalize_cfg(func_ir.blocks)
+        assert sorted(ours) == sorted(numbas)
+        assert all([str(x) for x in ours[k].body] == [str(x) for x in numbas[k].body]
+                   for k in ours)
+        if cfg is not None:
+            assert cfg == compute_cfg_from_blocks(numbas)
+    assert kinds == {True, False}  # loops with several back edges, and without
+    del run_frontend
