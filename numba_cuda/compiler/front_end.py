@@ -27,7 +27,9 @@ pass; ``tests/compiler/test_front_end.py`` checks that the IR reaching lowering 
 import logging
 from collections import defaultdict
 
-from numba.core import config, errors, ir, postproc, rewrites, ssa, transforms
+from numba.core import (
+    byteflow, config, errors, interpreter, ir, postproc, rewrites, ssa, transforms,
+)
 from numba.core.compiler_machinery import FunctionPass, register_pass
 from numba.core.interpreter import (
     Interpreter, peep_hole_call_function_ex_to_call_function_kw, peep_hole_delete_with_exit,
@@ -37,6 +39,7 @@ from numba.core.typed_passes import IRLegalization
 from numba.core.untyped_passes import (
     GenericRewrites, IRProcessing, ReconstructSSA, TranslateByteCode, WithLifting,
 )
+from numba.core.utils import PYVERSION
 from numba.misc.special import literal_unroll
 
 
@@ -460,11 +463,102 @@ def peephole_triggers(func_ir):
             peep_hole_fuse_dict_add_updates: dict_update}
 
 
+class _TraceRunner(byteflow.TraceRunner):
+    """Numba's ``TraceRunner``, appending a ``CACHE`` entry (all ``op_CACHE`` does) without the
+    dispatch by name when no syntax block is open (the only other thing ``dispatch`` does)."""
+
+    def dispatch(self, state):
+        if not state._blockstack:
+            inst = state.get_inst()
+            if inst.opname == "CACHE" and type(self).op_CACHE is byteflow.TraceRunner.op_CACHE:
+                state.append(inst)
+                return
+        return super().dispatch(state)
+
+
+class CUDAFlow(byteflow.Flow):
+    """Numba's ``Flow`` (the bytecode's control and data flow) with ``_TraceRunner``; for
+    bytecode without exception table entries (no ``try``, no ``with``) and a state with no
+    syntax block open, an instruction's exception handling is only advancing the pc."""
+
+    def run(self):
+        # Numba's Flow.run with _TraceRunner (its debug logging left out)
+        firststate = byteflow.State(bytecode=self._bytecode, pc=0, nstack=0, blockstack=())
+        runner = _TraceRunner(debug_filename=self._bytecode.func_id.filename)
+        runner.pending.append(firststate)
+        first_encounter = byteflow.UniqueDict()
+        while runner.pending:
+            state = runner.pending.popleft()
+            if state not in runner.finished:
+                first_encounter[state.pc_initial] = state
+                while True:
+                    runner.dispatch(state)
+                    if state.has_terminated():
+                        break
+                    else:
+                        if self._run_handle_exception(runner, state):
+                            break
+                        if self._is_implicit_new_block(state):
+                            self._guard_with_as(state)
+                            state.split_new_block()
+                            break
+                runner.finished.add(state)
+                out_states = state.get_outgoing_states()
+                runner.pending.extend(out_states)
+        self._build_cfg(runner.finished)
+        self._prune_phis(runner)
+        for state in sorted(runner.finished, key=lambda x: x.pc_initial):
+            self.block_infos[state.pc_initial] = byteflow.adapt_state_infos(state)
+
+    def _run_handle_exception(self, runner, state):
+        if (PYVERSION == (3, 11) and not state._blockstack
+                and not getattr(self._bytecode, "exception_entries", True)):
+            state.advance_pc()
+            return False
+        return super()._run_handle_exception(runner, state)
+
+
 class CUDAInterpreter(Interpreter):
     """Numba's ``Interpreter``, running each closing peephole only when it has work, and not
     dispatching the ``CACHE`` entries of Python 3.11+ bytecode (Numba's ``op_CACHE`` does
     nothing; the location they would set is the one already current) outside ``with``
     blocks (where any instruction can close the block)."""
+
+    def interpret(self, bytecode):
+        # Numba's Interpreter.interpret (Python 3.11) with CUDAFlow; any other Python: Numba's
+        if (PYVERSION != (3, 11) or config.DUMP_CFG
+                or byteflow._logger.isEnabledFor(logging.DEBUG)
+                or interpreter._logger.isEnabledFor(logging.DEBUG)):
+            return super().interpret(bytecode)
+        self.bytecode = bytecode
+        self.scopes = []
+        global_scope = ir.Scope(parent=None, loc=self.loc)
+        self.scopes.append(global_scope)
+        flow = CUDAFlow(bytecode)
+        flow.run()
+        self.dfa = byteflow.AdaptDFA(flow)
+        self.cfa = byteflow.AdaptCFA(flow)
+        self.current_block = None
+        self.current_block_offset = None
+        last_active_offset = 0
+        for _, inst_blocks in self.cfa.blocks.items():
+            if inst_blocks.body:
+                last_active_offset = max(last_active_offset, max(inst_blocks.body))
+        self.last_active_offset = last_active_offset
+        self.syntax_blocks = []
+        self.dfainfo = None
+        self.scopes.append(ir.Scope(parent=self.current_scope, loc=self.loc))
+        for inst, kws in self._iter_inst():
+            self._dispatch(inst, kws)
+        self._end_try_blocks()
+        self._legalize_exception_vars()
+        func_ir = ir.FunctionIR(self.blocks, self.is_generator, self.func_id, self.first_loc,
+                                self.definitions, self.arg_count, self.arg_names)
+        peepholes = [peep_hole_split_at_pop_block, peep_hole_list_to_tuple,
+                     peep_hole_delete_with_exit,
+                     peep_hole_call_function_ex_to_call_function_kw,
+                     peep_hole_fuse_dict_add_updates]
+        return self.post_process(peepholes, func_ir)
 
     def _iter_inst(self):
         bytecode = self.bytecode

@@ -533,3 +533,22 @@ def test_cfg_canonicalisation_is_numbas(cuda):
             assert cfg == compute_cfg_from_blocks(numbas)
     assert kinds == {True, False}  # loops with several back edges, and without
     del run_frontend
+
+
+@pytest.mark.parametrize("fn", INTERPRETED, ids=[fn.__name__ for fn in INTERPRETED])
+def test_flow_is_numbas(fn):
+    from numba.core.byteflow import Flow
+
+    from numba_cuda.compiler.front_end import CUDAFlow
+
+    def flow(cls):
+        func_id = bytecode.FunctionIdentity.from_function(fn)
+        result = cls(bytecode.ByteCode(func_id))
+        try:
+            result.run()
+        except Exception as exc:  # noqa: BLE001 - compared, whatever it is
+            return type(exc), str(exc)
+        return (sorted((k, repr(v)) for k, v in result.block_infos.items()),
+                repr(result.cfgraph._succs))
+
+    assert flow(CUDAFlow) == flow(Flow)
