@@ -35,7 +35,7 @@ from numba.core.interpreter import (
     Interpreter, peep_hole_call_function_ex_to_call_function_kw, peep_hole_delete_with_exit,
     peep_hole_fuse_dict_add_updates, peep_hole_list_to_tuple, peep_hole_split_at_pop_block,
 )
-from numba.core.typed_passes import IRLegalization
+from numba.core.typed_passes import InlineOverloads, IRLegalization
 from numba.core.untyped_passes import (
     GenericRewrites, IRProcessing, ReconstructSSA, TranslateByteCode, WithLifting,
 )
@@ -421,6 +421,81 @@ class WithLiftingWhenNeeded(WithLifting):
         return True
 
 
+def _templates_of(ty):
+    templates = getattr(ty, "templates", None)
+    if templates is None:
+        template = getattr(ty, "template", None)
+        templates = () if template is None else (template,)
+    return templates if isinstance(templates, (list, tuple)) else ()
+
+
+#: (subclass counts, the overload template classes that can inline) -- see _inlining_templates
+_INLINING_TEMPLATES = [None, ()]
+
+
+def _inlining_templates():
+    """Numba's overload template classes (``make_overload_template`` makes direct subclasses
+    of ``_OverloadFunctionTemplate``; ``make_overload_attribute_template``, of
+    ``_OverloadAttributeTemplate`` or ``_OverloadMethodTemplate``) whose ``inline=`` is not
+    ``"never"``: the only ones Numba's typing fills ``_inline_overloads`` for.  Recomputed when
+    an overload is added."""
+    from numba.core.typing import templates
+
+    bases = (templates._OverloadFunctionTemplate, templates._OverloadAttributeTemplate,
+             templates._OverloadMethodTemplate)
+    subclasses = [base.__subclasses__() for base in bases]
+    counts = tuple(len(subs) for subs in subclasses)
+    if counts != _INLINING_TEMPLATES[0]:
+        found = []
+        for subs in subclasses:
+            for sub in subs:
+                inline = getattr(sub, "_inline", None)
+                if inline is None or not getattr(inline, "is_never_inline", False):
+                    found.append(sub)
+        _INLINING_TEMPLATES[:] = [counts, tuple(found)]
+    return _INLINING_TEMPLATES[1]
+
+
+def overloads_to_inline(state):
+    """Could ``InlineOverloads`` inline anything?  It inlines a call, operator or attribute
+    only through a template whose ``_inline_overloads`` holds the argument types: a table
+    Numba's overload templates (``@overload``/``@overload_method``/``@overload_attribute``
+    with ``inline=`` other than ``"never"``) fill when typing such a use.  When no such
+    template, nor any template the function's types name, has one, the pass finds nothing
+    (after looking the templates up for every call, operator and attribute)."""
+    for template in _inlining_templates():
+        if getattr(template, "_inline_overloads", None):
+            return True
+    no_templates = _TYPES_WITHOUT_TEMPLATES
+    for ty in state.typemap.values():
+        cls = type(ty)
+        if cls in no_templates:
+            continue
+        templates = _templates_of(ty)
+        if not templates and not hasattr(ty, "templates") and not hasattr(ty, "template"):
+            no_templates.add(cls)
+        for template in templates:
+            if getattr(template, "_inline_overloads", None):
+                return True
+    return False
+
+
+#: type classes whose instances name no templates (``templates``/``template`` attributes)
+_TYPES_WITHOUT_TEMPLATES = set()
+
+
+@_register
+class InlineOverloadsWhenNeeded(InlineOverloads):
+    """Numba's ``InlineOverloads``, run only when ``overloads_to_inline``."""
+
+    _name = InlineOverloads._name
+
+    def run_pass(self, state):
+        if not overloads_to_inline(state):
+            return True  # (what Numba's pass answers, changed or not)
+        return super().run_pass(state)
+
+
 # ---- bytecode translation ---------------------------------------------------------------------
 _WITH_EXIT_PREFIX = "$setup_with_exitfn"
 
@@ -610,6 +685,7 @@ REPLACEMENTS = {
     ReconstructSSA: ReconstructSSALight,
     IRLegalization: LegalizeIR,
     WithLifting: WithLiftingWhenNeeded,
+    InlineOverloads: InlineOverloadsWhenNeeded,
 }
 
 __all__ = ["REPLACEMENTS", "CUDAInterpreter", "light_post_process"]

@@ -552,3 +552,57 @@ def test_flow_is_numbas(fn):
                 repr(result.cfgraph._succs))
 
     assert flow(CUDAFlow) == flow(Flow)
+
+
+# ---- overload inlining ----------------------------------------------------------------------------
+def _clamp01(x):
+    raise NotImplementedError
+
+
+def _overload_clamp01():
+    from numba.extending import overload
+
+    @overload(_clamp01, target="cuda", inline="always")
+    def impl(x):
+        def body(x):
+            return min(max(x, 0.0), 1.0)
+
+        return body
+
+
+_overload_clamp01()
+
+
+def uses_inline_overload(out, x):
+    out[0] = _clamp01(x) + _clamp01(x * 2.0)
+
+
+def test_inline_overloads_same_ir_as_numbas(cuda, monkeypatch):
+    sig = void(float64[::1], float64)
+    ours, our_ptx = _compile(cuda, monkeypatch, uses_inline_overload, sig, False, False)
+    numbas, numba_ptx = _compile(cuda, monkeypatch, uses_inline_overload, sig, False, True)
+    assert ours[-1] == numbas[-1]
+    assert _normalised_ptx(our_ptx) == _normalised_ptx(numba_ptx)
+    # the overload was inlined: no call of it is left in the IR reaching lowering
+    assert "impl__locals__body" in ours[-1][1]
+    assert "global(_clamp01" not in ours[-1][1]
+
+
+def test_inline_overloads_skipped_without_inlining_templates(run_python):
+    code = """
+        from numba import cuda, float32, void
+        from numba.core.typed_passes import InlineOverloads
+        from numba_cuda.compiler import front_end
+        calls = []
+        original = InlineOverloads.run_pass
+        InlineOverloads.run_pass = lambda self, state: calls.append(1) or original(self, state)
+
+        def kernel(out):
+            out[0] = out[1] * 2.0
+
+        cuda.compile_ptx(kernel, void(float32[::1]), cc=(8, 0))
+        print("RAN", len(calls))
+    """
+    done = run_python(code)
+    assert done.returncode == 0, done.stderr
+    assert "RAN 0" in done.stdout
