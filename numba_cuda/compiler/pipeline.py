@@ -20,6 +20,7 @@ from numba.core.untyped_passes import InlineClosureLikes
 
 from . import collection_pause, source_files
 from .containers import RejectAllocatingContainers
+from .front_end import REPLACEMENTS as _FRONT_END
 from .nrt import name_the_nrt_setting
 from .strings import RejectStringBuilding
 from ..common.jit_options import check_inline, check_max_registers, switch
@@ -221,7 +222,8 @@ class CUDABackend(LoweringPass):
 _WHEN_NEEDED = {InlineClosureLikes: InlineClosureLikesWhenNeeded,
                 NopythonRewrites: NopythonRewritesWhenNeeded,
                 PreLowerStripPhis: StripPhisBeforeLegalization,
-                NopythonTypeInference: CUDATypeInference}
+                NopythonTypeInference: CUDATypeInference,
+                **_FRONT_END}
 
 
 def _when_needed(passes):
@@ -238,7 +240,7 @@ class CUDACompiler(CompilerBase):
         pm.add_pass(RejectTryBlocks, "refuse try/except")
         typed = DefaultPassBuilder.define_typed_pipeline(self.state)
         pm.passes.extend(_when_needed(typed.passes))
-        pm.add_pass(IRLegalization, "ensure IR is legal prior to lowering")
+        pm.passes.extend(_when_needed([(IRLegalization, "ensure IR is legal prior to lowering")]))
         pm.add_pass(AnnotateTypes, "annotate types")
         pm.add_pass(CUDANativeLowering, "CUDA native lowering")
         pm.add_pass(CUDABackend, "CUDA backend")

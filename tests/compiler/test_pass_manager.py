@@ -188,3 +188,35 @@ def test_numba_internals_missing_means_numbas_own_path(cuda, monkeypatch):
                         pass_manager._NUMBA_INTERNALS + ("_renamed_in_a_future_numba",))
     ptx, _ = cuda.compile_ptx(plain_kernel, void(float32[::1]), cc=CC)
     assert quiet == [] and ".entry" in ptx
+
+
+def test_errors_carry_the_pass_context(cuda):
+    from numba.core.errors import TypingError
+
+    def bad(out):
+        out[0] = undefined_name  # noqa: F821
+
+    with pytest.raises(TypingError, match=r"During: Pass nopython_type_inference"):
+        cuda.compile_ptx(bad, void(float32[::1]), cc=CC)
+
+
+def test_the_held_compiler_lock_is_not_re_entered_per_pass(cuda, monkeypatch):
+    from numba_cuda.compiler import pass_manager
+
+    answers = []
+    original = pass_manager._lock_already_held
+
+    def spy():
+        answers.append(original())
+        return answers[-1]
+
+    monkeypatch.setattr(pass_manager, "_lock_already_held", spy)
+    cuda.compile_ptx(plain_kernel, void(float32[::1]), cc=CC)
+    assert answers and all(answers)  # compile_cuda holds the lock for the whole pipeline
+
+
+def test_compiler_lock_listeners_still_see_every_pass_take_the_lock(cuda):
+    with event.install_recorder("numba:compiler_lock") as recorder:
+        cuda.compile_ptx(plain_kernel, void(float32[::1]), cc=CC)
+    starts = sum(1 for _, ev in recorder.buffer if ev.is_start)
+    assert starts > 20  # once for the compile, once per pass (as Numba's pass manager does)
