@@ -16,7 +16,7 @@ import threading
 
 from numba.core.codegen import CodeLibrary, Codegen
 
-from . import module_merge, nvvmir
+from . import ir_printer, module_merge, nvvmir
 
 _LINKAGES = frozenset((
     "private", "internal", "available_externally", "linkonce", "weak", "common", "appending",
@@ -186,7 +186,7 @@ class CUDACodeLibrary(CodeLibrary):
             if isinstance(module, tuple):
                 texts.append(module)
             else:
-                text = nvvmir.ir_version_text(module, str(module))
+                text = nvvmir.ir_version_text(module, ir_printer.module_text(module))
                 texts.append((module.name, nvvmir.downgrade_for_llvm7(text)))
         self._texts = texts
         self._modules = None  # the text is the library now
