@@ -57,10 +57,21 @@ def test_corpus_modules_print_as_llvmlite_prints_them(compared, options):
 @pytest.fixture
 def shadowed(monkeypatch):
     """Libraries finalized while the test runs also keep ``_llvmlite_texts``: their modules as
-    ``finalize`` makes them from llvmlite's ``str(module)`` (printed after ``module_text``, so
-    that nothing llvmlite caches while printing is there before ours)."""
+    ``finalize`` makes them from llvmlite's ``str(module)`` (printed right after
+    ``module_text``, before the module is released, so that nothing llvmlite caches while
+    printing is there before ours)."""
     from numba_cuda.compiler import nvvmir
 
+    printed = {}
+    fast = ir_printer.module_text
+
+    def both(module):
+        ours = fast(module)
+        printed[id(module)] = (module, nvvmir.downgrade_for_llvm7(
+            nvvmir.ir_version_text(module, str(module))))
+        return ours
+
+    monkeypatch.setattr(ir_printer, "module_text", both)
     original = codelibrary.CUDACodeLibrary.finalize
 
     def finalize(self):
@@ -69,7 +80,7 @@ def shadowed(monkeypatch):
         if modules is not None:
             self._llvmlite_texts = [
                 module if isinstance(module, tuple) else
-                (module.name, nvvmir.downgrade_for_llvm7(nvvmir.ir_version_text(module, str(module))))
+                (module.name, printed.pop(id(module))[1])
                 for module in modules]
 
     monkeypatch.setattr(codelibrary.CUDACodeLibrary, "finalize", finalize)
