@@ -282,8 +282,31 @@ class CUDACompiler(CompilerBase):
         return [pm]
 
 
+#: ``(options, nrt)`` -> the flags ``make_flags`` gives outside any compile (copied out)
+_FLAGS = {}
+_FLAGS_MAX = 256
+
+
 def make_flags(options, nrt=False):
-    """Numba's flags for ``options``; ``nrt``: compile with the device NRT (``compiler.nrt``)."""
+    """Numba's flags for ``options``; ``nrt``: compile with the device NRT (``compiler.nrt``).
+
+    Outside a compile they depend on nothing else: made once per ``(options, nrt)``, each call
+    gets a copy.  Inside one (a device function compiled while a kernel is typed) they may
+    inherit the outer compile's ``error_model``: made each time."""
+    from numba.core.targetconfig import ConfigStack
+
+    if ConfigStack():
+        return _build_flags(options, nrt)
+    key = (options, bool(nrt))
+    flags = _FLAGS.get(key)
+    if flags is None:
+        if len(_FLAGS) >= _FLAGS_MAX:
+            _FLAGS.clear()
+        flags = _FLAGS[key] = _build_flags(options, nrt)
+    return flags.copy()
+
+
+def _build_flags(options, nrt):
     flags = CUDAFlags()
     user = {"fastmath": set(options.fastmath), "debug": options.debug or options.lineinfo,
             "boundscheck": options.boundscheck}
