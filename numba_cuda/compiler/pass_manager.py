@@ -12,6 +12,8 @@ cheap scan of the IR: each runs Numba's pass exactly when the IR holds something
 act on, and otherwise reports "unchanged" without the two or three whole-function
 post-processing sweeps (CFG, use-defs, lifetimes) the passes start and end with.
 
+``CUDAPassManager.dependency_analysis`` is computed once per list of passes.
+
 ``StripPhisBeforeLegalization`` is Numba's ``PreLowerStripPhis`` without the post-processing
 sweep it ends with: in the CUDA pipeline ``IRLegalization`` runs the same sweep (with ``del``
 emission) before anything reads what it computes (see the class).
@@ -61,7 +63,21 @@ _NUMBA_INTERNALS = ("_ENFORCING", "_print_after", "_print_before", "_print_wrap"
                     "exec_times")
 
 
+#: tuple of pass classes -> their dependency analysis (``PassManager.dependency_analysis``)
+_ANALYSES = {}
+
+
 class CUDAPassManager(PassManager):
+    def dependency_analysis(self):
+        """Numba's analysis of the passes' declared requirements, computed once per list of
+        pass classes: it depends on nothing else (each registered pass class has one instance,
+        whose ``get_analysis_usage`` declares fixed requirements).  Passes only read it."""
+        key = tuple(cls for cls, _description in self.passes)
+        analysis = _ANALYSES.get(key)
+        if analysis is None:
+            analysis = _ANALYSES[key] = super().dependency_analysis()
+        return analysis
+
     def _runPass(self, index, pss, internal_state):
         if not self._quiet_path_applies():
             return super()._runPass(index, pss, internal_state)
