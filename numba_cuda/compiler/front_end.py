@@ -30,7 +30,7 @@ from collections import defaultdict
 from numba.core import (
     byteflow, config, errors, interpreter, ir, postproc, rewrites, ssa, transforms,
 )
-from numba.core.compiler_machinery import FunctionPass, register_pass
+from numba.core.compiler_machinery import FunctionPass
 from numba.core.interpreter import (
     Interpreter, peep_hole_call_function_ex_to_call_function_kw, peep_hole_delete_with_exit,
     peep_hole_fuse_dict_add_updates, peep_hole_list_to_tuple, peep_hole_split_at_pop_block,
@@ -41,6 +41,8 @@ from numba.core.untyped_passes import (
 )
 from numba.core.utils import PYVERSION
 from numba.misc.special import literal_unroll
+
+from .pass_manager import register_replacement
 
 
 # ---- post-processing without the lifetimes ----------------------------------------------------
@@ -74,13 +76,7 @@ def _numba_debugging():
     return bool(config.DEBUG or config.DUMP_IR or config.DUMP_SSA)
 
 
-def _register(cls):
-    """Register ``cls`` under its Numba pass's name (the registry does not compare names)."""
-    from numba.core.compiler_machinery import _pass_registry
-
-    if _pass_registry._does_pass_name_alias(cls._name):  # a Numba that refuses aliases
-        cls._name = f"cuda_{cls._name}"
-    return register_pass(mutates_CFG=True, analysis_only=False)(cls)
+_register = register_replacement
 
 
 @_register

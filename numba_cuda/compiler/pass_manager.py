@@ -211,6 +211,18 @@ def post_inference_rewrites_apply(state):
     return False
 
 
+def register_replacement(cls):
+    """Register the replacement ``cls`` of a Numba pass under the Numba pass's own ``_name``, so
+    that error contexts ("During: Pass nopython_type_inference"), pass timings and
+    ``NUMBA_DEBUG_PRINT_*`` dumps read as with Numba's pass (Numba's registry does not compare
+    names; should a release refuse the alias, the name gets a ``cuda_`` prefix instead)."""
+    from numba.core.compiler_machinery import _pass_registry
+
+    if _pass_registry._does_pass_name_alias(cls._name):
+        cls._name = f"cuda_{cls._name}"
+    return register_pass(mutates_CFG=True, analysis_only=False)(cls)
+
+
 def run_when_needed(numba_pass, name, needed):
     """Numba's pass class ``numba_pass`` as a registered pass ``name`` that runs it only when
     ``needed(state)`` is true, and otherwise reports the IR unchanged."""
