@@ -152,7 +152,9 @@ f32, f64 = ir.FloatType(), ir.DoubleType()
 def _every_instruction_module(name="every"):
     """A module with every instruction kind ``llvmlite.ir.IRBuilder`` makes, each with and
     without metadata, and the options each one prints (flags, alignment, attributes ...)."""
-    module = ir.Module(name)
+    # its own context: an identified type made in llvmlite's global context would be printed
+    # in every module made afterwards in this process (the compiler's too)
+    module = ir.Module(name, context=ir.Context())
     module.triple = "nvptx64-nvidia-cuda"
     struct = ir.LiteralStructType([i32, f64, ir.ArrayType(i8, 3)])
     vec = ir.VectorType(f32, 4)
