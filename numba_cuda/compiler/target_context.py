@@ -446,7 +446,7 @@ class CUDATargetContext(BaseContext):
             module, ll_args = self.build_kernel_wrapper(
                 fndesc.argtypes, fndesc.restype, entry_name, fndesc.llvm_func_name,
                 max_registers, report_errors, debug_location, fndesc, launch_bounds)
-            library.add_ir_module(module)
+            library.add_ir_module(module, owned=True)
         if report_errors:
             from . import device_errors
 
@@ -527,7 +527,7 @@ class CUDATargetContext(BaseContext):
             builder.ret_void()
         else:
             builder.ret(result)
-        library.add_ir_module(module)
+        library.add_ir_module(module, owned=True)
         library.exported_names.add(abi_name)
 
 
