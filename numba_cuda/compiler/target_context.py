@@ -241,7 +241,8 @@ class CUDATargetContext(BaseContext):
                 # refresh reads) and nothing is added to the lists searched.  Only when the
                 # context's refresh is current: else a refresh would still install something.
                 after = self._refusal(key, fn, sig)
-                if after is not None and after[1][0] == self._refreshed_stamp:
+                if (after is not None and after[1][0] == self._refreshed_stamp
+                        and after[1][1] == getattr(self.typing_context, "_refreshed_stamp", None)):
                     table = self._refused
                     if len(table) >= _MAX_REMEMBERED:
                         table.clear()
@@ -250,7 +251,9 @@ class CUDATargetContext(BaseContext):
 
     def _refusal(self, key, fn, sig):
         """(what a failed lookup of ``key``/``fn`` for ``sig`` depends on, its state now): the
-        registration stamp and the number of definitions in each list Numba searches."""
+        registration stamps of this context and of its typing context (the refresh Numba's
+        lookup does on a miss refreshes both) and the number of definitions in each list Numba
+        searches."""
         from .typing_context import registration_stamp
 
         defns = self._defns
@@ -262,7 +265,7 @@ class CUDATargetContext(BaseContext):
             hash(ident)
         except TypeError:
             return None
-        return ident, (registration_stamp(self), lists)
+        return ident, (registration_stamp(self), registration_stamp(self.typing_context), lists)
 
     def get_arg_packer(self, fe_args):
         # Numba makes an argument packer (a data model lookup per argument) four times per
