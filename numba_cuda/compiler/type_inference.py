@@ -30,15 +30,146 @@ Writes (``add_type``, ``copy_type``'s destination, ``lock_type``) are not reads.
 ``SETTLE = False`` makes it use Numba's ``TypeInferer`` (tests compare the two).
 """
 
+import abc
 import sys
 import warnings
 
-from numba.core import errors, typeinfer, types, utils
+from numba.core import errors, ir, typeinfer, types, utils
 from numba.core.compiler_machinery import register_pass
 from numba.core.typed_passes import NopythonTypeInference, _TypingResults, fallback_context
 
 #: Use ``CUDATypeInferer`` (False: Numba's ``TypeInferer``).
 SETTLE = True
+
+_get_typevar = typeinfer.TypeVarMap.__getitem__
+
+
+# ---- calls of plain function types -----------------------------------------------------------
+#: Types a plain function type (``types.Function``: operators, math functions, kernel-language
+#: stubs, @overload-ed functions ...) is not an instance of -- unless someone registered it as a
+#: virtual subclass of one: ``_plain_functions()`` asks again whenever ABC registrations change.
+_NOT_A_FUNCTION = (types.TypeRef, types.BoundFunction, types.FunctionType, types.RecursiveCall)
+_plain_memo = [None, False]
+
+
+def _plain_functions():
+    token = abc.get_cache_token()
+    if _plain_memo[0] != token:
+        _plain_memo[1] = not any(issubclass(types.Function, kind) for kind in _NOT_A_FUNCTION)
+        _plain_memo[0] = token
+    return _plain_memo[1]
+
+
+def _error_context(exc, fmt, **kwargs):
+    """What leaving Numba's ``errors.new_error_context(fmt, **kwargs)`` does to a NumbaError."""
+    exc.add_context(errors._format_msg(fmt, (), kwargs))
+
+
+def _enter_error_context(loc):
+    """What entering Numba's ``errors.new_error_context(..., loc=loc)`` does."""
+    if loc is not None and not loc.filename.startswith(errors._numba_path):
+        errors.loc_info.update(loc=loc)
+
+
+class _CallResolution:
+    """``CallConstraint.resolve`` (Numba's) with a shorter path for a plain function type called
+    with positional arguments only: the same steps without those that cannot apply to it (the
+    keyword and ``*args`` folding, the ``TypeRef`` unwrapping, the bound-method refinement)."""
+
+    def resolve(self, typeinfer_, typevars, fnty):
+        if (type(fnty) is not types.Function or self.vararg is not None or self.kws
+                or not _plain_functions()):
+            return super().resolve(typeinfer_, typevars, fnty)
+        assert fnty
+        context = typeinfer_.context
+        argvars = [typevars[a.name] for a in self.args]
+        for tv in argvars:
+            if tv.type is None:
+                # Cannot resolve call type until all argument types are known
+                return
+        pos_args = tuple([tv.type for tv in argvars])
+        for a in pos_args:
+            # Forbids imprecise type except array of undefined dtype
+            if not a.is_precise() and not isinstance(a, types.Array):
+                return
+        kw_args = {}
+        try:
+            sig = typeinfer_.resolve_call(fnty, pos_args, kw_args)
+        except errors.ForceLiteralArg as e:
+            folded = e.fold_arguments(self.args, self.kws)
+            requested = set()
+            unsatisfied = set()
+            for idx in e.requested_args:
+                maybe_arg = typeinfer_.func_ir.get_definition(folded[idx])
+                if isinstance(maybe_arg, ir.Arg):
+                    requested.add(maybe_arg.index)
+                else:
+                    unsatisfied.add(idx)
+            if unsatisfied:
+                raise errors.TypingError("Cannot request literal type.", loc=self.loc)
+            elif requested:
+                raise errors.ForceLiteralArg(requested, loc=self.loc)
+        if sig is None:
+            headtemp = "Invalid use of {0} with parameters ({1})"
+            args = [str(a) for a in pos_args]
+            head = headtemp.format(fnty, ', '.join(map(str, args)))
+            desc = context.explain_function_type(fnty)
+            msg = '\n'.join([head, desc])
+            raise errors.TypingError(msg)
+
+        typeinfer_.add_type(self.target, sig.return_type, loc=self.loc)
+
+        if not sig.return_type.is_precise():
+            target = typevars[self.target]
+            if target.defined:
+                targetty = target.getone()
+                if context.unify_pairs(targetty, sig.return_type) == targetty:
+                    sig = sig.replace(return_type=targetty)
+
+        self.signature = sig
+        self._add_refine_map(typeinfer_, typevars, sig)
+
+
+class _IntrinsicCall(_CallResolution, typeinfer.IntrinsicCallConstraint):
+    """Numba's ``IntrinsicCallConstraint`` (operators, ``getiter`` ...), its error context
+    entered and left without a generator."""
+
+    def __call__(self, typeinfer_):
+        loc = self.loc
+        _enter_error_context(loc)
+        try:
+            fnty = self.func
+            if fnty in utils.OPERATORS_TO_BUILTINS:
+                fnty = typeinfer_.resolve_value_type(None, fnty)
+            self.resolve(typeinfer_, typeinfer_.typevars, fnty=fnty)
+        except errors.NumbaError as e:
+            _error_context(e, "typing of intrinsic-call at {loc}", loc=loc)
+            raise
+
+
+class _Call(_CallResolution, typeinfer.CallConstraint):
+    """Numba's ``CallConstraint``, its three error contexts entered and left without
+    generators."""
+
+    def __call__(self, typeinfer_):
+        loc = self.loc
+        _enter_error_context(loc)
+        try:
+            typevars = typeinfer_.typevars
+            try:
+                fnty = typevars[self.func].getone()
+            except errors.NumbaError as e:
+                _error_context(e, "resolving caller type: {func}", func=self.func)
+                raise
+            try:
+                self.resolve(typeinfer_, typevars, fnty)
+            except errors.NumbaError as e:
+                _error_context(e, "resolving callee type: {fnty}", fnty=fnty)
+                raise
+        except errors.NumbaError as e:
+            _error_context(e, "typing of call at {loc}", loc=loc)
+            raise
+
 
 #: Numba's constraints whose run depends only on the type variables they read and on the typing
 #: context's answers (exact classes; subclasses may do anything).
@@ -47,10 +178,8 @@ _SETTLING = frozenset((
     typeinfer.GetAttrConstraint, typeinfer.SetItemConstraint, typeinfer.StaticSetItemConstraint,
     typeinfer.StaticGetItemConstraint, typeinfer.TypedGetItemConstraint,
     typeinfer.BuildTupleConstraint, typeinfer.ExhaustIterConstraint,
-    typeinfer.PairFirstConstraint, typeinfer.PairSecondConstraint,
+    typeinfer.PairFirstConstraint, typeinfer.PairSecondConstraint, _IntrinsicCall, _Call,
 ))
-
-_get_typevar = typeinfer.TypeVarMap.__getitem__
 
 
 class _TypeVars(typeinfer.TypeVarMap):
@@ -204,6 +333,13 @@ class CUDATypeInferer(typeinfer.TypeInferer):
         #: resolutions this inferer made outside the typing context's tables
         self.unremembered = 0
 
+    def get_state_token(self):
+        # Numba's token lists the types in the order of the sorted variable names, to be
+        # compared with the next round's.  Variables are only ever added, so two tokens with
+        # as many entries are over the same variables and, in insertion order, pair the same
+        # variables: equal exactly when Numba's are.
+        return [tv.type for tv in self.typevars.values()]
+
     # -- writes: the variable written is not read -------------------------------------------
     def add_type(self, var, tp, loc, unless_locked=False):
         assert isinstance(var, str), type(var)
@@ -232,7 +368,21 @@ class CUDATypeInferer(typeinfer.TypeInferer):
             lit = None
         self.add_type(target.name, lit or ty, loc=inst.loc)
 
+    def typeof_call(self, inst, target, call):
+        constraint = _Call(target.name, call.func.name, call.args, call.kws, call.vararg,
+                           loc=inst.loc)
+        self.constraints.append(constraint)
+        self.calls.append((inst.value, constraint))
+
+    def typeof_intrinsic_call(self, inst, target, func, *args):
+        constraint = _IntrinsicCall(target.name, func, args, kws=(), vararg=None, loc=inst.loc)
+        self.constraints.append(constraint)
+        self.calls.append((inst.value, constraint))
+
     def resolve_call(self, fnty, pos_args, kw_args):
+        if type(fnty) is types.Function and _plain_functions():
+            # Numba's last branch, the one a plain function type takes
+            return self.context.resolve_function_type(fnty, pos_args, kw_args)
         if not isinstance(fnty, types.FunctionType) and (
                 not isinstance(fnty, types.RecursiveCall) or self._skip_recursion):
             return super().resolve_call(fnty, pos_args, kw_args)
