@@ -171,6 +171,49 @@ class _Call(_CallResolution, typeinfer.CallConstraint):
             raise
 
 
+class _Propagate(typeinfer.Propagate):
+    """Numba's ``Propagate`` (``a = b``, casts, phis), its error context entered and left
+    without a generator."""
+
+    def __call__(self, typeinfer_):
+        loc = self.loc
+        _enter_error_context(loc)
+        try:
+            typeinfer_.copy_type(self.src, self.dst, loc=loc)
+            # If `dst` is refined, notify us
+            typeinfer_.refine_map[self.dst] = self
+        except errors.NumbaError as e:
+            _error_context(e, "typing of assignment at {loc}", loc=loc)
+            raise
+
+
+class _GetAttr(typeinfer.GetAttrConstraint):
+    """Numba's ``GetAttrConstraint``, its error context entered and left without a
+    generator."""
+
+    def __call__(self, typeinfer_):
+        loc = self.loc
+        _enter_error_context(loc)
+        try:
+            typevars = typeinfer_.typevars
+            valtys = typevars[self.value.name].get()
+            for ty in valtys:
+                attrty = typeinfer_.context.resolve_getattr(ty, self.attr)
+                if attrty is None:
+                    raise errors.UntypedAttributeError(ty, self.attr, loc=self.inst.loc)
+                else:
+                    assert attrty.is_precise()
+                    typeinfer_.add_type(self.target, attrty, loc=loc)
+            typeinfer_.refine_map[self.target] = self
+        except errors.NumbaError as e:
+            _error_context(e, "typing of get attribute at {loc}", loc=loc)
+            raise
+
+
+#: Numba's constraints (exact classes) run by the classes above, which the network's
+#: ``append`` gives them.
+_FASTER = {typeinfer.Propagate: _Propagate, typeinfer.GetAttrConstraint: _GetAttr}
+
 #: Numba's constraints whose run depends only on the type variables they read and on the typing
 #: context's answers (exact classes; subclasses may do anything).
 _SETTLING = frozenset((
@@ -179,6 +222,7 @@ _SETTLING = frozenset((
     typeinfer.StaticGetItemConstraint, typeinfer.TypedGetItemConstraint,
     typeinfer.BuildTupleConstraint, typeinfer.ExhaustIterConstraint,
     typeinfer.PairFirstConstraint, typeinfer.PairSecondConstraint, _IntrinsicCall, _Call,
+    _Propagate, _GetAttr,
 ))
 
 
@@ -258,6 +302,12 @@ class _SettlingNetwork(typeinfer.ConstraintNetwork):
         super().__init__()
         # constraint index -> (context generation, ((type variable, type read), ...))
         self._settled = {}
+
+    def append(self, constraint):
+        faster = _FASTER.get(type(constraint))
+        if faster is not None:
+            constraint.__class__ = faster  # the same constraint, run by the class above
+        self.constraints.append(constraint)
 
     def propagate(self, typeinfer_):
         # Numba's ConstraintNetwork.propagate, skipping settled constraints (module docstring)

@@ -447,8 +447,9 @@ def test_new_tables_are_forgotten_when_a_refresh_installs_something(cuda):
     ctx.literal_type(7)
     ctx.resolve_value_type(math)
     ctx.resolve_getattr(types.Module(math), "pi")
+    ctx.resolve_getattr(types.float64[::1], "size")
     tables = (ctx._constant_types, ctx._literal_types, ctx._module_types,
-              ctx._module_attribute_templates)
+              ctx._module_attribute_templates, ctx._by_identity)
     assert all(tables)
     generation = ctx.generation
 
