@@ -20,6 +20,7 @@ from numba.core.untyped_passes import InlineClosureLikes
 
 from . import collection_pause, source_files
 from .containers import RejectAllocatingContainers
+from .front_end import REPLACEMENTS as _FRONT_END
 from .nrt import name_the_nrt_setting
 from .strings import RejectStringBuilding
 from ..common.jit_options import check_inline, check_max_registers, switch
@@ -221,33 +222,95 @@ class CUDABackend(LoweringPass):
 _WHEN_NEEDED = {InlineClosureLikes: InlineClosureLikesWhenNeeded,
                 NopythonRewrites: NopythonRewritesWhenNeeded,
                 PreLowerStripPhis: StripPhisBeforeLegalization,
-                NopythonTypeInference: CUDATypeInference}
+                NopythonTypeInference: CUDATypeInference,
+                **_FRONT_END}
 
 
 def _when_needed(passes):
     return [(_WHEN_NEEDED.get(cls, cls), description) for cls, description in passes]
 
 
+#: What Numba's pipeline builders (``DefaultPassBuilder.define_untyped_pipeline`` and
+#: ``define_typed_pipeline``) read of the compiler state: whether the function's IR exists yet,
+#: and these flags (``tests/compiler/test_pass_manager.py`` checks that they read nothing else).
+PIPELINE_FLAGS = ("no_rewrites", "enable_ssa", "auto_parallel")
+
+
+def pipeline_key(state):
+    """The values the CUDA pipeline's list of passes is made of (see ``CUDACompiler``): those
+    of the state Numba's builders read, the builders themselves and the pass replacements."""
+    flags = state.flags
+    return (state.func_ir is None, bool(flags.no_rewrites), bool(flags.enable_ssa),
+            bool(flags.auto_parallel.enabled), DefaultPassBuilder.define_untyped_pipeline,
+            DefaultPassBuilder.define_typed_pipeline, tuple(_WHEN_NEEDED.items()))
+
+
+def build_pipeline_passes(state):
+    """The CUDA pipeline's ``(pass class, description)`` list for ``state``, built with Numba's
+    pipeline builders."""
+    pm = CUDAPassManager("cuda")
+    untyped = DefaultPassBuilder.define_untyped_pipeline(state)
+    pm.passes.extend(_when_needed(untyped.passes))
+    pm.add_pass(RejectAllocatingContainers, "refuse list/dict/set literals")
+    pm.add_pass(RejectStringBuilding, "refuse building strings (str(), f-strings ...)")
+    pm.add_pass(RejectTryBlocks, "refuse try/except")
+    typed = DefaultPassBuilder.define_typed_pipeline(state)
+    pm.passes.extend(_when_needed(typed.passes))
+    pm.passes.extend(_when_needed([(IRLegalization, "ensure IR is legal prior to lowering")]))
+    pm.add_pass(AnnotateTypes, "annotate types")
+    pm.add_pass(CUDANativeLowering, "CUDA native lowering")
+    pm.add_pass(CUDABackend, "CUDA backend")
+    return tuple(pm.passes)
+
+
+#: ``pipeline_key(state)`` -> ``build_pipeline_passes(state)``
+_PIPELINE_PASSES = {}
+
+
 class CUDACompiler(CompilerBase):
     def define_pipelines(self):
+        """One pass manager: Numba's untyped passes, the CUDA refusals, Numba's typed passes
+        (some behind a "does the IR need it" check), legalization and CUDA lowering.
+
+        The list of passes depends only on ``pipeline_key(state)``: it is built once per key
+        (Numba's builders make and finalize two pass managers of their own for it), and each
+        compile gets a new pass manager holding that list (whose dependency analysis
+        ``CUDAPassManager`` also computes once per list)."""
+        key = pipeline_key(self.state)
+        passes = _PIPELINE_PASSES.get(key)
+        if passes is None:
+            passes = _PIPELINE_PASSES[key] = build_pipeline_passes(self.state)
         pm = CUDAPassManager("cuda")
-        untyped = DefaultPassBuilder.define_untyped_pipeline(self.state)
-        pm.passes.extend(_when_needed(untyped.passes))
-        pm.add_pass(RejectAllocatingContainers, "refuse list/dict/set literals")
-        pm.add_pass(RejectStringBuilding, "refuse building strings (str(), f-strings ...)")
-        pm.add_pass(RejectTryBlocks, "refuse try/except")
-        typed = DefaultPassBuilder.define_typed_pipeline(self.state)
-        pm.passes.extend(_when_needed(typed.passes))
-        pm.add_pass(IRLegalization, "ensure IR is legal prior to lowering")
-        pm.add_pass(AnnotateTypes, "annotate types")
-        pm.add_pass(CUDANativeLowering, "CUDA native lowering")
-        pm.add_pass(CUDABackend, "CUDA backend")
+        pm.passes = list(passes)
         pm.finalize()
         return [pm]
 
 
+#: ``(options, nrt)`` -> the flags ``make_flags`` gives outside any compile (copied out)
+_FLAGS = {}
+_FLAGS_MAX = 256
+
+
 def make_flags(options, nrt=False):
-    """Numba's flags for ``options``; ``nrt``: compile with the device NRT (``compiler.nrt``)."""
+    """Numba's flags for ``options``; ``nrt``: compile with the device NRT (``compiler.nrt``).
+
+    Outside a compile they depend on nothing else: made once per ``(options, nrt)``, each call
+    gets a copy.  Inside one (a device function compiled while a kernel is typed) they may
+    inherit the outer compile's ``error_model``: made each time."""
+    from numba.core.targetconfig import ConfigStack
+
+    if ConfigStack():
+        return _build_flags(options, nrt)
+    key = (options, bool(nrt))
+    flags = _FLAGS.get(key)
+    if flags is None:
+        if len(_FLAGS) >= _FLAGS_MAX:
+            _FLAGS.clear()
+        flags = _FLAGS[key] = _build_flags(options, nrt)
+    return flags.copy()
+
+
+def _build_flags(options, nrt):
     flags = CUDAFlags()
     user = {"fastmath": set(options.fastmath), "debug": options.debug or options.lineinfo,
             "boundscheck": options.boundscheck}

@@ -22,6 +22,22 @@ _mapping = TargetOptions.Mapping
 class CUDAFlags(Flags):
     """Numba compiler flags (no extra fields: CUDA-only options travel in ``CompileOptions``)."""
 
+    def get_mangle_string(self):
+        # Numba's string (the summary of the flags set, compressed) is the ABI tag of every
+        # function compiled; compressing it again is most of its cost.  Remembered per summary.
+        summary = self.summary()
+        answer = _MANGLE_STRINGS.get(summary)
+        if answer is None:
+            answer = super().get_mangle_string()
+            if len(_MANGLE_STRINGS) >= 256:
+                _MANGLE_STRINGS.clear()
+            _MANGLE_STRINGS[summary] = answer
+        return answer
+
+
+#: ``Flags.summary()`` -> ``Flags.get_mangle_string()``
+_MANGLE_STRINGS = {}
+
 
 #: Options Numba's own machinery passes to a target's ``jit`` (``@overload``/``@intrinsic``
 #: templates, ``register_jitable(_nrt=False)`` helpers in ``numba.cpython.unicode`` ...): the names

@@ -35,8 +35,9 @@ import sys
 import warnings
 
 from numba.core import errors, ir, typeinfer, types, utils
-from numba.core.compiler_machinery import register_pass
 from numba.core.typed_passes import NopythonTypeInference, _TypingResults, fallback_context
+
+from .pass_manager import register_replacement
 
 #: Use ``CUDATypeInferer`` (False: Numba's ``TypeInferer``).
 SETTLE = True
@@ -473,12 +474,12 @@ def type_inference_stage(typingctx, targetctx, interp, args, return_type, locals
     return _TypingResults(typemap, restype, calltypes, errs)
 
 
-@register_pass(mutates_CFG=True, analysis_only=False)
+@register_replacement
 class CUDATypeInference(NopythonTypeInference):
     """Numba's ``NopythonTypeInference`` with ``type_inference_stage`` above (the rest of its
     ``run_pass`` -- error contexts, the return-type check -- is Numba's, repeated)."""
 
-    _name = "cuda_nopython_type_inference"
+    _name = NopythonTypeInference._name  # (error contexts name Numba's pass)
 
     def run_pass(self, state):
         with fallback_context(state, 'Function "%s" failed type inference'

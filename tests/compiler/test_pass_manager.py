@@ -144,7 +144,7 @@ def test_run_pass_listeners_still_get_every_pass(cuda):
         assert _run_pass_has_listeners()
         cuda.compile_ptx(plain_kernel, void(float32[::1]), cc=CC)
     names = [ev.data["name"].split(" ")[0] for _, ev in recorder.buffer if ev.is_start]
-    assert "cuda_nopython_type_inference" in names
+    assert "nopython_type_inference" in names
     assert "cuda_native_lowering" in names
 
 
@@ -188,3 +188,137 @@ def test_numba_internals_missing_means_numbas_own_path(cuda, monkeypatch):
                         pass_manager._NUMBA_INTERNALS + ("_renamed_in_a_future_numba",))
     ptx, _ = cuda.compile_ptx(plain_kernel, void(float32[::1]), cc=CC)
     assert quiet == [] and ".entry" in ptx
+
+
+def test_errors_carry_the_pass_context(cuda):
+    from numba.core.errors import TypingError
+
+    def bad(out):
+        out[0] = undefined_name  # noqa: F821
+
+    with pytest.raises(TypingError, match=r"During: Pass nopython_type_inference"):
+        cuda.compile_ptx(bad, void(float32[::1]), cc=CC)
+
+
+def test_the_held_compiler_lock_is_not_re_entered_per_pass(cuda, monkeypatch):
+    from numba_cuda.compiler import pass_manager
+
+    answers = []
+    original = pass_manager._lock_already_held
+
+    def spy():
+        answers.append(original())
+        return answers[-1]
+
+    monkeypatch.setattr(pass_manager, "_lock_already_held", spy)
+    cuda.compile_ptx(plain_kernel, void(float32[::1]), cc=CC)
+    assert answers and all(answers)  # compile_cuda holds the lock for the whole pipeline
+
+
+def test_compiler_lock_listeners_still_see_every_pass_take_the_lock(cuda):
+    with event.install_recorder("numba:compiler_lock") as recorder:
+        cuda.compile_ptx(plain_kernel, void(float32[::1]), cc=CC)
+    starts = sum(1 for _, ev in recorder.buffer if ev.is_start)
+    assert starts > 20  # once for the compile, once per pass (as Numba's pass manager does)
+
+
+# ---- the pass list, built once per key ----------------------------------------------------------
+def _compiler(flag_values=()):
+    from numba.core import types
+
+    from numba_cuda.compiler.pipeline import CompileOptions, CUDACompiler, make_flags
+    from numba_cuda.compiler.target import cuda_target
+    from numba_cuda.dispatch.registration import ensure_registered
+
+    ensure_registered()
+    flags = make_flags(CompileOptions())
+    for name, value in flag_values:
+        setattr(flags, name, value)
+    return CUDACompiler(cuda_target.typing_context, cuda_target.target_context, None,
+                        (types.int64,), None, flags, {})
+
+
+FLAG_COMBINATIONS = [(), (("no_rewrites", True),), (("enable_ssa", False),),
+                     (("no_rewrites", True), ("enable_ssa", False)), (("auto_parallel", True),)]
+
+
+@pytest.mark.parametrize("flag_values", FLAG_COMBINATIONS)
+@pytest.mark.parametrize("with_ir", [False, True])
+def test_pipeline_passes_are_those_numbas_builders_give(flag_values, with_ir):
+    """The pass manager ``define_pipelines`` returns holds the passes built from Numba's
+    builders for that state (every time), with Numba's own dependency analysis of them."""
+    from numba.core.compiler_machinery import PassManager
+
+    from numba_cuda.compiler import pipeline
+
+    for _ in range(2):
+        compiler = _compiler(flag_values)
+        if with_ir:
+            compiler.state.func_ir = untyped_ir(plain_kernel)
+        [pm] = compiler.define_pipelines()
+        assert pm.finalized
+        assert tuple(pm.passes) == pipeline.build_pipeline_passes(compiler.state)
+        numbas = PassManager("numba")
+        numbas.passes = list(pm.passes)
+        assert pm._analysis == numbas.dependency_analysis()
+    names = [cls.name() for cls, _description in pm.passes]  # (replacements keep Numba's names)
+    assert ("translate_bytecode" in names) == (not with_ir)
+    assert ("reconstruct_ssa" in names) == (dict(flag_values).get("enable_ssa", True))
+
+
+def test_pipeline_passes_differ_per_key():
+    from numba_cuda.compiler import pipeline
+
+    lists = {pipeline.build_pipeline_passes(_compiler(values).state) for values in FLAG_COMBINATIONS}
+    keys = {pipeline.pipeline_key(_compiler(values).state) for values in FLAG_COMBINATIONS}
+    assert len(lists) == len(keys) == len(FLAG_COMBINATIONS)
+
+
+def test_numbas_builders_read_only_the_key(monkeypatch):
+    """``pipeline_key`` covers all Numba's builders read of the state: whether the IR exists
+    and the flags in ``PIPELINE_FLAGS``."""
+    from numba.core.compiler import DefaultPassBuilder
+
+    from numba_cuda.compiler import pipeline
+
+    state = _compiler().state
+    read = set()
+
+    class Recording:
+        def __init__(self, wrapped, prefix):
+            object.__setattr__(self, "_wrapped", wrapped)
+            object.__setattr__(self, "_prefix", prefix)
+
+        def __getattr__(self, name):
+            read.add(self._prefix + name)
+            value = getattr(self._wrapped, name)
+            return Recording(value, f"{self._prefix}{name}.") if name == "flags" else value
+
+        def __getitem__(self, name):
+            return self.__getattr__(name)
+
+    recording = Recording(state, "")
+    DefaultPassBuilder.define_untyped_pipeline(recording)
+    DefaultPassBuilder.define_typed_pipeline(recording)
+    flags_read = {name.split(".")[1] for name in read if name.startswith("flags.")}
+    assert read - {"flags"} - {f"flags.{name}" for name in flags_read} <= {"func_ir"}
+    assert flags_read <= set(pipeline.PIPELINE_FLAGS)
+
+
+def test_pipeline_is_built_once_per_key(monkeypatch, cuda):
+    from numba.core.compiler import DefaultPassBuilder
+
+    from numba_cuda.compiler import pipeline
+
+    calls = []
+    original = DefaultPassBuilder.define_untyped_pipeline
+
+    def counting(state, name="untyped"):
+        calls.append(name)
+        return original(state, name)
+
+    monkeypatch.setattr(DefaultPassBuilder, "define_untyped_pipeline", staticmethod(counting))
+    for _ in range(3):
+        cuda.compile_ptx(plain_kernel, void(float32[::1]), cc=CC)
+    assert calls == ["untyped"]
+    assert any(key[4] is counting for key in pipeline._PIPELINE_PASSES)
