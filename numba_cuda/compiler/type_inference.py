@@ -301,8 +301,8 @@ class _Recording:
 class _SettlingNetwork(typeinfer.ConstraintNetwork):
     def __init__(self):
         super().__init__()
-        # constraint index -> (context generation, ((type variable, type read), ...))
-        self._settled = {}
+        # by constraint index: None, or (context generation, ((type variable, type read), ...))
+        self._settled = []
 
     def append(self, constraint):
         faster = _FASTER.get(type(constraint))
@@ -313,17 +313,23 @@ class _SettlingNetwork(typeinfer.ConstraintNetwork):
     def propagate(self, typeinfer_):
         # Numba's ConstraintNetwork.propagate, skipping settled constraints (module docstring)
         # and entering one warnings recording for as long as the constraints leave it as it was
-        # (``_Recording``).
+        # (``_Recording``; its ``intact()`` is spelt out below).
         errors_ = []
         typevars = typeinfer_.typevars
         context = typeinfer_.context
-        settled = self._settled
+        constraints = self.constraints
+        memos = self._settled
+        if len(memos) < len(constraints):
+            memos.extend([None] * (len(constraints) - len(memos)))
         fixer = typeinfer_.warnings
         recording = _Recording(fixer._category)
         recording.open()
+        module = warnings
+        log, filters, entries, show, impl = (recording.log, recording.filters, recording.entries,
+                                             recording.show, recording.impl)
         try:
-            for index, constraint in enumerate(self.constraints):
-                memo = settled.get(index)
+            for index, constraint in enumerate(constraints):
+                memo = memos[index]
                 if memo is not None:
                     if memo[0] == context.generation:
                         for tv, ty in memo[1]:
@@ -331,11 +337,12 @@ class _SettlingNetwork(typeinfer.ConstraintNetwork):
                                 break
                         else:
                             continue
-                    del settled[index]
+                    memos[index] = None
                 settling = type(constraint) in _SETTLING
                 if settling:
                     reads = typevars.reads = {}
-                    asked = context.unremembered, typeinfer_.unremembered
+                    asked = context.unremembered
+                    asked_here = typeinfer_.unremembered
                     generation = context.generation
                 failed = True
                 try:
@@ -351,21 +358,26 @@ class _SettlingNetwork(typeinfer.ConstraintNetwork):
                 finally:
                     typevars.reads = None
                 caught = False
-                if not recording.intact():
+                if (log or impl is None or module.filters is not filters
+                        or module.showwarning is not show
+                        or module._showwarnmsg_impl is not impl or filters != entries):
                     log = recording.close()
                     caught = bool(log)
                     loc = constraint.loc
                     fixer.keep(log, loc.filename, loc.line)
                     recording.open()
-                if (settling and not failed and not caught
-                        and asked == (context.unremembered, typeinfer_.unremembered)
+                    log, filters, entries, show, impl = (
+                        recording.log, recording.filters, recording.entries, recording.show,
+                        recording.impl)
+                if (settling and not failed and not caught and asked == context.unremembered
+                        and asked_here == typeinfer_.unremembered
                         and generation == context.generation):
                     read = tuple(reads.values())
                     for tv, ty in read:
                         if tv.type is not ty:
                             break
                     else:
-                        settled[index] = (generation, read)
+                        memos[index] = (generation, read)
         finally:
             if recording.context is not None:
                 recording.close(*sys.exc_info())
@@ -383,6 +395,46 @@ class CUDATypeInferer(typeinfer.TypeInferer):
         self.constraints = _SettlingNetwork()
         #: resolutions this inferer made outside the typing context's tables
         self.unremembered = 0
+
+    def unify(self, raise_errors=True):
+        # Numba's unify checks every variable (defined, precise) in the order of the sorted
+        # names, user-visible ones first, and builds the typemap from them; any variable that
+        # fails the check makes it raise (or note ``unknown``).  Here the check runs without a
+        # call per variable; if any variable would fail, Numba's unify runs (and reports it).
+        if not raise_errors:
+            return super().unify(raise_errors)
+        typevars = self.typevars
+        names = list(typevars)
+        temps = sorted([k for k in names if not k[0].isalpha()])
+        others = sorted([k for k in names if k[0].isalpha()])
+        typdict = utils.UniqueDict()
+        undefined_function = types.UndefinedFunctionType
+        for var in others + temps:
+            tp = typevars.get(var).type
+            if tp is None:
+                return super().unify(raise_errors)
+            if isinstance(tp, undefined_function):
+                tp = tp.get_precise()
+            if not tp.is_precise():
+                return super().unify(raise_errors)
+            dict.__setitem__(typdict, var, tp)  # names are unique: UniqueDict's check holds
+        return self._unify_rest(typdict)
+
+    def _unify_rest(self, typdict):
+        """The rest of Numba's ``unify`` (``raise_errors=True``), after the variables."""
+        retty = self.get_return_type(typdict)
+        typdict = utils.UniqueDict(typdict, **{v.name: retty for v in self._get_return_vars()})
+        fntys = self.get_function_types(typdict)
+        if self.generator_info:
+            retty = self.get_generator_type(typdict, retty, raise_errors=True)
+        for callnode, calltype in self.calltypes.items():
+            if calltype is not None:
+                for i, v in enumerate(calltype.args, start=1):
+                    if v is types._undef_var:
+                        m = f"undefined variable used in call argument #{i}"
+                        raise errors.TypingError(m, loc=callnode.loc)
+        self.debug.unify_finished(typdict, retty, fntys)
+        return typdict, retty, fntys
 
     def get_state_token(self):
         # Numba's token lists the types in the order of the sorted variable names, to be
