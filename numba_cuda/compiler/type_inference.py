@@ -482,6 +482,98 @@ class CUDATypeInferer(typeinfer.TypeInferer):
         self.constraints.append(constraint)
         self.calls.append((inst.value, constraint))
 
+    def typeof_global(self, inst, target, gvar):
+        # Numba's, with the literal types asked of the context (``literal_type``)
+        try:
+            typ = self.resolve_value_type(inst, gvar.value)
+        except errors.TypingError as e:
+            if (gvar.name == self.func_id.func_name
+                    and gvar.name in typeinfer._temporary_dispatcher_map):
+                # Self-recursion case where the dispatcher is not (yet?) known
+                # as a global variable
+                typ = types.Dispatcher(typeinfer._temporary_dispatcher_map[gvar.name])
+            else:
+                from numba.misc import special
+
+                nm = gvar.name
+                # check if the problem is actually a name error
+                func_glbls = self.func_id.func.__globals__
+                if (nm not in func_glbls.keys() and
+                        nm not in special.__all__ and
+                        nm not in __builtins__.keys() and
+                        nm not in self.func_id.code.co_freevars):
+                    errstr = "NameError: name '%s' is not defined"
+                    msg = typeinfer._termcolor.errmsg(errstr % nm)
+                    e.patch_message(msg)
+                    raise
+                else:
+                    msg = typeinfer._termcolor.errmsg("Untyped global name '%s':" % nm)
+                msg += " %s"  # interps the actual error
+
+                # if the untyped global is a numba internal function then add
+                # to the error message asking if it's been imported.
+
+                if nm in special.__all__:
+                    tmp = ("\n'%s' looks like a Numba internal function, has "
+                           "it been imported (i.e. 'from numba import %s')?\n" %
+                           (nm, nm))
+                    msg += typeinfer._termcolor.errmsg(tmp)
+                e.patch_message(msg % e)
+                raise
+
+        if isinstance(typ, types.Dispatcher) and typ.dispatcher.is_compiling:
+            # Recursive call
+            callstack = self.context.callstack
+            callframe = callstack.findfirst(typ.dispatcher.py_func)
+            if callframe is not None:
+                typ = types.RecursiveCall(typ)
+            else:
+                raise NotImplementedError(
+                    "call to %s: unsupported recursion"
+                    % typ.dispatcher)
+
+        if isinstance(typ, types.Array):
+            # Global array in nopython mode is constant
+            typ = typ.copy(readonly=True)
+
+        literal_type = self.context.literal_type
+        if isinstance(typ, types.BaseAnonymousTuple):
+            # if it's a tuple of literal types, swap the type for the more
+            # specific literal version
+            literaled = [literal_type(x) for x in gvar.value]
+            if all(literaled):
+                typ = types.Tuple(literaled)
+
+            # if any of the items in the tuple are arrays, they need to be
+            # typed as readonly, mutating an array in a global container
+            # is not supported (should be compile time constant etc).
+            def mark_array_ro(tup):
+                newtup = []
+                for item in tup.types:
+                    if isinstance(item, types.Array):
+                        item = item.copy(readonly=True)
+                    elif isinstance(item, types.BaseAnonymousTuple):
+                        item = mark_array_ro(item)
+                    newtup.append(item)
+                return types.BaseTuple.from_types(newtup)
+            typ = mark_array_ro(typ)
+
+        self.sentry_modified_builtin(inst, gvar)
+        # Setting literal_value for globals because they are handled
+        # like const value in numba
+        lit = literal_type(gvar.value)
+        # The user may have provided the type for this variable already.
+        # In this case, call add_type() to make sure the value type is
+        # consistent. See numba.tests.test_array_reductions
+        # TestArrayReductions.test_array_cumsum for examples.
+        # Variable type locked by using the locals dict.
+        tv = self.typevars[target.name]
+        if tv.locked:
+            tv.add_type(lit or typ, loc=inst.loc)
+        else:
+            self.lock_type(target.name, lit or typ, loc=inst.loc)
+        self.assumed_immutables.add(inst)
+
     def resolve_call(self, fnty, pos_args, kw_args):
         if type(fnty) is types.Function and _plain_functions():
             # Numba's last branch, the one a plain function type takes

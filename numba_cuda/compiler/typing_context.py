@@ -404,6 +404,11 @@ class CUDATypingContext(typing.BaseContext):
         literal class Numba registered for the value's class)."""
         kind = type(value)
         if kind not in _LITERAL_KINDS or not REMEMBER_MORE:
+            if (REMEMBER_MORE and kind not in types.Literal.ctor_map
+                    and not isinstance(value, types.Literal)):
+                # no literal class for it: maybe_literal() answers None (after literal() raised
+                # and caught a LiteralTypingError; for a Literal it raises a ValueError)
+                return None
             return types.maybe_literal(value)
         key = (kind, value, types.Literal.ctor_map.get(kind))
         return self._remembered(self._literal_types, key,
