@@ -141,6 +141,11 @@ class CUDATypingContext(typing.BaseContext):
         # installs anything (see ``_remembered``).
         self._call_signatures = {}
         self._attribute_types = {}
+        # The same answers looked up by the identities of the question's parts (types are
+        # interned: asking again uses the same objects), which spares hashing the types (a
+        # Python ``__hash__`` of their key each); each entry holds those parts, so that no
+        # identity is reused while it is there.  Cleared with the tables.
+        self._by_identity = {}
         self._overload_choices = {}
         self._function_call_types = {}
         self._value_types = {}
@@ -160,6 +165,7 @@ class CUDATypingContext(typing.BaseContext):
             return
         self._call_signatures.clear()
         self._attribute_types.clear()
+        self._by_identity.clear()
         self._overload_choices.clear()
         self._function_call_types.clear()
         self._value_types.clear()
@@ -182,16 +188,33 @@ class CUDATypingContext(typing.BaseContext):
         # functions compile while being typed), bound methods and everything else take Numba's
         # path; failures are never remembered here (Numba's per-compile call stack replays
         # those).
-        resolve = functools.partial(super().resolve_function_type, func, args, kws)
         if not _answer_is_cacheable(func):
             self.unremembered += 1
-            return resolve()
-        key = (func, tuple(args), tuple(kws.items()) if kws else ())
+            return super().resolve_function_type(func, args, kws)
+        args = tuple(args)
+        identity = None
+        if not kws:
+            identity = (_CALL, id(func), *map(id, args))
+            entry = self._by_identity.get(identity)
+            if entry is not None:
+                return entry[0]
+        key = (func, args, tuple(kws.items()) if kws else ())
+        try:
+            answer = self._call_signatures.get(key, _UNKNOWN)
+        except TypeError:  # an unhashable part: see _remembered
+            return self._remembered(self._call_signatures, key, functools.partial(
+                super().resolve_function_type, func, args, kws), remember_none=False)
         # For the intrinsics named by a string (``static_getitem`` of an array, which lowering
         # does through ``getitem`` ...), "no template answers" is remembered too: Numba's search
         # then only notes the failure in the frame's cache, which answers ``None`` again.
-        return self._remembered(self._call_signatures, key, resolve,
-                                remember_none=type(func) is str and REMEMBER_MORE)
+        remember_none = type(func) is str and REMEMBER_MORE
+        if answer is _UNKNOWN:
+            resolve = functools.partial(super().resolve_function_type, func, args, kws)
+            answer = self._remembered(self._call_signatures, key, resolve,
+                                      remember_none=remember_none)
+        if identity is not None and (answer is not None or remember_none):
+            self._keep_by_identity(identity, (answer, func, args))
+        return answer
 
     def resolve_overload(self, key, cases, args, kws, allow_ambiguous=True, unsafe_casting=True,
                          exact_match_required=False):
@@ -220,8 +243,23 @@ class CUDATypingContext(typing.BaseContext):
             sig = fnty.get_call_type(self, args, {})
             return sig, fnty._impl_keys[sig.args]
 
-        sig, impl_key = self._remembered(self._function_call_types, (fnty, tuple(args)),
-                                         resolve, remember_none=False)
+        args = tuple(args)
+        identity = (_LOWERING_CALL, id(fnty), *map(id, args))
+        entry = self._by_identity.get(identity)
+        if entry is not None:
+            answer = entry[0]
+        else:
+            key = (fnty, args)
+            try:
+                answer = self._function_call_types.get(key, _UNKNOWN)
+            except TypeError:
+                answer = resolve()  # an unhashable part
+            else:
+                if answer is _UNKNOWN:
+                    answer = self._remembered(self._function_call_types, key, resolve,
+                                              remember_none=False)
+                self._keep_by_identity(identity, (answer, fnty, args))
+        sig, impl_key = answer
         fnty._impl_keys[sig.args] = impl_key
         return sig
 
@@ -259,6 +297,17 @@ class CUDATypingContext(typing.BaseContext):
         if (attr in _REDUCTION_METHOD_NAMES and _REDUCTIONS_FAMILY in _pending_triggers
                 and isinstance(typ, types.Array)):
             _demand_family(self, _REDUCTIONS_FAMILY)
+        identity = (_ATTRIBUTE, id(typ), attr)
+        entry = self._by_identity.get(identity)
+        if entry is not None:  # (only answers for other types than modules are kept)
+            return entry[0]
+        try:
+            answer = self._attribute_types.get((typ, attr), _UNKNOWN)
+        except TypeError:
+            answer = _UNKNOWN
+        if answer is not _UNKNOWN:
+            self._keep_by_identity(identity, (answer, typ))
+            return answer
         resolve = functools.partial(super().resolve_getattr, typ, attr)
         if isinstance(typ, types.Module):
             if not REMEMBER_MORE:
@@ -272,7 +321,11 @@ class CUDATypingContext(typing.BaseContext):
                 return templated
             self.unremembered += 1
             return self.resolve_module_constants(typ, attr)
-        return self._remembered(self._attribute_types, (typ, attr), resolve, remember_none=False)
+        answer = self._remembered(self._attribute_types, (typ, attr), resolve,
+                                  remember_none=False)
+        if answer is not None:
+            self._keep_by_identity(identity, (answer, typ))
+        return answer
 
     def _module_attribute_template_type(self, typ, attr):
         """What Numba's ``resolve_getattr`` asks the attribute templates of a module type
@@ -292,15 +345,27 @@ class CUDATypingContext(typing.BaseContext):
             self.install_registry(module.typing_registry)
 
     def resolve_value_type(self, val):
-        if _pending_triggers:  # asked thousands of times per compile: a loop, not a call
-            if type(val) is _NUMPY_UFUNC and _UFUNC_FAMILY in _pending_triggers:
+        kind = type(val)
+        if _pending_triggers:  # asked thousands of times per compile: no calls
+            if kind is _NUMPY_UFUNC and _UFUNC_FAMILY in _pending_triggers:
                 importlib.import_module(_UFUNC_FAMILY)
             elif id(val) in _REDUCTION_FUNCTION_IDS and _REDUCTIONS_FAMILY in _pending_triggers:
                 importlib.import_module(_REDUCTIONS_FAMILY)
+            modules = sys.modules
             for name in _pending_triggers:
-                if name in sys.modules:
+                if name in modules:
                     _activate_deferred_families(self)
                     break
+        # the two commonest kinds first (each takes its branch below): constants, and builtin
+        # functions (every operator)
+        if kind in _CONSTANT_KINDS and REMEMBER_MORE:
+            answer = self._constant_types.get((kind, val, _TYPEOF.get(kind)), _UNKNOWN)
+            if answer is not _UNKNOWN:
+                return answer
+        elif kind is _BUILTIN_FUNCTION:
+            answer = self._value_types.get(val, _UNKNOWN)
+            if answer is not _UNKNOWN:
+                return answer
         if isinstance(val, Dispatcher) and not _is_cuda_dispatcher(val):
             val = device_dispatcher_for(val)
         elif _is_plain_builtin_class(val):
@@ -339,11 +404,22 @@ class CUDATypingContext(typing.BaseContext):
         literal class Numba registered for the value's class)."""
         kind = type(value)
         if kind not in _LITERAL_KINDS or not REMEMBER_MORE:
+            if (REMEMBER_MORE and kind not in types.Literal.ctor_map
+                    and not isinstance(value, types.Literal)):
+                # no literal class for it: maybe_literal() answers None (after literal() raised
+                # and caught a LiteralTypingError; for a Literal it raises a ValueError)
+                return None
             return types.maybe_literal(value)
         key = (kind, value, types.Literal.ctor_map.get(kind))
         return self._remembered(self._literal_types, key,
                                 functools.partial(types.maybe_literal, value),
                                 remember_none=True)
+
+    def _keep_by_identity(self, identity, entry):
+        by_identity = self._by_identity
+        if len(by_identity) >= _MAX_REMEMBERED:
+            by_identity.clear()  # (the answers stay in their tables)
+        by_identity[identity] = entry
 
     def _remembered(self, table, key, resolve, remember_none):
         """``table[key]``, else ``resolve()`` kept in ``table``.  Errors are never kept; ``None``
@@ -364,6 +440,7 @@ class CUDATypingContext(typing.BaseContext):
             if answer is not None or remember_none:
                 if len(table) >= _MAX_REMEMBERED:
                     table.clear()
+                    self._by_identity.clear()
                     self.generation += 1
                 table[key] = answer
             else:
@@ -381,6 +458,8 @@ def _is_cuda_template(template):
 
 
 _UNKNOWN = object()
+#: First items of the keys of ``_by_identity`` (which table's answer)
+_CALL, _LOWERING_CALL, _ATTRIBUTE = "call", "lowering call", "attribute"
 #: Bound on each table of remembered answers (templates that build their cases per call would
 #: otherwise grow the overload table without end); a full table starts over.
 _MAX_REMEMBERED = 20000
@@ -396,7 +475,13 @@ _TYPEOF = typeof_impl.registry
 def _module_type_is_plain(module):
     """A module typeof() has no type for (no ``_numba_type_``, no typeof() registered for
     modules): typed by the global lookup, from the registries alone."""
-    return _TYPEOF.get(_MODULE) is None and getattr(module, "_numba_type_", None) is None
+    if _TYPEOF.get(_MODULE) is not None:
+        return False
+    namespace = module.__dict__
+    if "__getattr__" in namespace or "_numba_type_" in _MODULE.__dict__:
+        return getattr(module, "_numba_type_", None) is None
+    # what getattr() finds (without raising AttributeError for the usual absent attribute)
+    return namespace.get("_numba_type_") is None
 
 
 def _answer_is_cacheable(func):
