@@ -165,12 +165,17 @@ KNOWN_AFTER_INFERENCE_REWRITES = frozenset((
 ))
 
 
+#: the expressions ``RewriteArrayExprs._match_array_expr`` can take for an array expression
+_ARRAY_EXPR_OPS = frozenset(("unary", "binop", "call"))
+
+
 def post_inference_rewrites_apply(state):
     """Could one of Numba's post-inference rewrites match ``state.func_ir``?  Only the known
     ones are judged; any other registered rewrite (a third party's) means yes.
 
     Their triggers: a ``getitem``/``setitem`` with a string-literal index, a ``build_list``
-    (constant list to ``np.array``), an expression producing an array (array expressions)."""
+    (constant list to ``np.array``), an operator or call producing an array (array
+    expressions: ``RewriteArrayExprs`` looks at nothing else)."""
     from numba.core.rewrites import rewrite_registry
 
     for cls in rewrite_registry.rewrites["after-inference"]:
@@ -187,7 +192,9 @@ def post_inference_rewrites_apply(state):
             if value.op == "getitem" and isinstance(typemap.get(value.index.name),
                                                     types.StringLiteral):
                 return True
-            if isinstance(typemap.get(inst.target.name), types.Array):
+            # array expressions: an operator or a (ufunc) call whose result is an array
+            if value.op in _ARRAY_EXPR_OPS and isinstance(typemap.get(inst.target.name),
+                                                          types.Array):
                 return True
         elif isinstance(inst, ir.SetItem):
             if isinstance(typemap.get(inst.index.name), types.StringLiteral):

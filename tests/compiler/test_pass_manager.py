@@ -220,3 +220,14 @@ def test_compiler_lock_listeners_still_see_every_pass_take_the_lock(cuda):
         cuda.compile_ptx(plain_kernel, void(float32[::1]), cc=CC)
     starts = sum(1 for _, ev in recorder.buffer if ev.is_start)
     assert starts > 20  # once for the compile, once per pass (as Numba's pass manager does)
+
+
+def slicing_kernel(out, a):
+    b = a[1:]
+    c = a.T
+    out[0] = b[0] + c[1]
+
+
+def test_slices_and_attributes_are_no_array_expressions(cuda):
+    sig = void(float32[::1], float32[::1])
+    assert _rewrite_answers(cuda, slicing_kernel, sig) == {"slicing_kernel": False}
