@@ -545,9 +545,16 @@ class _TraceRunner(byteflow.TraceRunner):
     def dispatch(self, state):
         if not state._blockstack:
             inst = state.get_inst()
-            if inst.opname == "CACHE" and type(self).op_CACHE is byteflow.TraceRunner.op_CACHE:
+            opname = inst.opname
+            if opname == "CACHE" and type(self).op_CACHE is byteflow.TraceRunner.op_CACHE:
                 state.append(inst)
                 return
+            if not byteflow._logger.isEnabledFor(logging.DEBUG):
+                # Numba's dispatch without its (disabled) debug logging
+                fn = getattr(self, f"op_{opname}", None)
+                if fn is not None:
+                    fn(state, inst)
+                    return
         return super().dispatch(state)
 
 
@@ -584,6 +591,14 @@ class CUDAFlow(byteflow.Flow):
         self._prune_phis(runner)
         for state in sorted(runner.finished, key=lambda x: x.pc_initial):
             self.block_infos[state.pc_initial] = byteflow.adapt_state_infos(state)
+
+    def _is_implicit_new_block(self, state):
+        # Numba's, looking the offset up in a set of the labels instead of their sorted list
+        labels = self.__dict__.get("_label_set")
+        if labels is None:
+            labels = self._label_set = frozenset(self._bytecode.labels)
+        inst = state.get_inst()
+        return inst.offset in labels or inst.opname in byteflow.NEW_BLOCKERS
 
     def _run_handle_exception(self, runner, state):
         if (PYVERSION == (3, 11) and not state._blockstack
@@ -634,6 +649,31 @@ class CUDAInterpreter(Interpreter):
                      peep_hole_call_function_ex_to_call_function_kw,
                      peep_hole_fuse_dict_add_updates]
         return self.post_process(peepholes, func_ir)
+
+    def _dispatch(self, inst, kws):
+        # Numba's _dispatch (Python 3.11+) with the handler looked up once per opcode name
+        if self.syntax_blocks or self._DEBUG_PRINT:
+            return super()._dispatch(inst, kws)
+        assert self.current_block is not None
+        handlers = self.__dict__.get("_handlers")
+        if handlers is None:
+            handlers = self._handlers = {}
+        fn = handlers.get(inst.opname)
+        if fn is None:
+            try:
+                fn = handlers[inst.opname] = getattr(self, "op_%s" % inst.opname.replace("+", "_"))
+            except AttributeError:
+                return super()._dispatch(inst, kws)
+        try:
+            return fn(inst, **kws)
+        except errors.NotDefinedError as e:
+            loc = self.loc if e.loc is None else e.loc
+            err = errors.NotDefinedError(e.name, loc=loc)
+            if not config.FULL_TRACEBACKS:
+                raise err from None
+            err.add_context(f"handling op: {inst} | offset: {inst.offset}")
+            err.add_context(self.bytecode.dump())
+            raise err
 
     def _iter_inst(self):
         bytecode = self.bytecode
