@@ -118,6 +118,22 @@ def _run_in_error_context(pss, name, state):
     return t0, t1, t2, t3
 
 
+def _shallow_copy(obj):
+    """``copy.copy(obj)`` for a plain object (a new instance sharing the attribute values)."""
+    cls = type(obj)
+    if (cls.__reduce_ex__ is object.__reduce_ex__ and cls.__reduce__ is object.__reduce__
+            and getattr(cls, "__getstate__", None) is getattr(object, "__getstate__", None)
+            and getattr(cls, "__copy__", None) is None
+            and getattr(cls, "__setstate__", None) is None
+            and getattr(cls, "__slots__", None) is None):
+        new = cls.__new__(cls)
+        new.__dict__.update(obj.__dict__)
+        return new
+    import copy
+
+    return copy.copy(obj)
+
+
 def _checked(pss, result):
     if result not in (True, False):
         raise ValueError(f"CompilerPass implementations should return True/False. CompilerPass "
@@ -247,6 +263,23 @@ class StripPhisBeforeLegalization(PreLowerStripPhis):
     lowering is the same as with Numba's pass."""
 
     _name = "cuda_strip_phis"
+
+    def _strip_phi_nodes(self, func_ir):
+        """Numba's, which for IR without phi nodes copies every block (a new ``Block``, its
+        statements in a new list): done here without testing each statement against the
+        empty set of phis."""
+        for block in func_ir.blocks.values():
+            for inst in block.body:
+                if (isinstance(inst, ir.Assign) and isinstance(inst.value, ir.Expr)
+                        and inst.value.op == "phi"):
+                    return super()._strip_phi_nodes(func_ir)
+        newblocks = {}
+        for label, block in func_ir.blocks.items():
+            newblk = _shallow_copy(block)
+            newblk.body = list(block.body)
+            newblocks[label] = newblk
+        func_ir.blocks = newblocks
+        return func_ir
 
     def run_pass(self, state):
         from numba.core.ir_utils import build_definitions
