@@ -58,14 +58,15 @@ def light_post_process_applies(func_ir, flags):
                 or _uses_literal_unroll(func_ir))
 
 
-def light_post_process(func_ir, flags):
+def light_post_process(func_ir, flags, cfg=None):
     """``PostProcessor(func_ir).run()`` as far as the CUDA pipeline needs it: the CFG
     canonicalised (``func_ir.blocks`` replaced, as Numba does) and a lazy
-    ``VariableLifetime``; the block entry variables are left to the next full sweep."""
+    ``VariableLifetime``; the block entry variables are left to the next full sweep.
+    ``cfg``: the CFG of ``func_ir.blocks`` when the caller has it."""
     if not light_post_process_applies(func_ir, flags):
         postproc.PostProcessor(func_ir).run()
         return
-    func_ir.blocks = transforms.canonicalize_cfg(func_ir.blocks)
+    func_ir.blocks, _cfg = _canonicalize_cfg(func_ir.blocks, cfg)
     func_ir.variable_lifetime = postproc.VariableLifetime(func_ir.blocks)
     func_ir.generator_info = None
 
@@ -149,13 +150,14 @@ class ReconstructSSALight(ReconstructSSA):
 
         if _numba_debugging():
             return super().run_pass(state)
+        cfg = None
         if ssa._logger.isEnabledFor(logging.DEBUG):  # Numba's, with its debug log
             state.func_ir = reconstruct_ssa(state.func_ir)
         else:
-            state.func_ir.blocks = _run_ssa(state.func_ir.blocks)
+            state.func_ir.blocks, cfg = _run_ssa(state.func_ir.blocks)
         self._patch_locals(state)
         state.func_ir._definitions = build_definitions(state.func_ir.blocks)
-        light_post_process(state.func_ir, state.flags)
+        light_post_process(state.func_ir, state.flags, cfg)
         return True
 
 
@@ -165,7 +167,7 @@ def _run_ssa(blocks):
     from numba.core.analysis import compute_cfg_from_blocks
 
     if not blocks:
-        return {}
+        return {}, None
     cfg = compute_cfg_from_blocks(blocks)
     df_plus = ssa._iterated_domfronts(cfg)
     violators = _find_defs_violators(blocks, cfg)
@@ -176,7 +178,7 @@ def _run_ssa(blocks):
     cfg_post = compute_cfg_from_blocks(blocks)
     if cfg_post != cfg:
         raise errors.CompilerError("CFG mutated in SSA pass")
-    return blocks
+    return blocks, cfg_post
 
 
 def _find_defs_violators(blocks, cfg):
@@ -346,13 +348,15 @@ def _patch_var_dels(func_ir, names, internal_dead_map, escaping_dead_map, extend
             ir_block.prepend(ir.Del(var_name, loc=ir_block.body[0].loc))
 
 
-def _canonicalize_cfg(blocks):
+def _canonicalize_cfg(blocks, cfg=None):
     """``(transforms.canonicalize_cfg(blocks), its CFG)``: when no loop has several back
     edges (Numba's function then returns a copy of ``blocks``), the CFG it computed on the way
-    is the copy's; otherwise Numba's function and ``None``."""
+    is the copy's; otherwise Numba's function and ``None``.  ``cfg``: the CFG of ``blocks``,
+    when known."""
     from numba.core.analysis import compute_cfg_from_blocks
 
-    cfg = compute_cfg_from_blocks(blocks)
+    if cfg is None:
+        cfg = compute_cfg_from_blocks(blocks)
     for loop in cfg.loops().values():
         count = 0
         for label in loop.body:
