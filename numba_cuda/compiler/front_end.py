@@ -229,7 +229,8 @@ def _collect_names(val, out):
         out.append(val.name)
     elif cls in _NO_VARS:
         pass
-    elif cls is ir.Expr and cls._rec_list_vars is _REC_LIST_VARS:
+    elif (cls is ir.Expr and cls.list_vars is _EXPR_LIST_VARS
+          and cls._rec_list_vars is _REC_LIST_VARS):
         for item in val._kws.values():
             _collect_names(item, out)
     elif cls is list or cls is tuple:
@@ -262,7 +263,8 @@ def var_names(inst):
             cls.list_vars is _STMT_LIST_VARS):
         for item in inst.__dict__.values():
             _collect_names(item, out)
-    elif cls is ir.Expr and cls._rec_list_vars is _REC_LIST_VARS:
+    elif (cls is ir.Expr and cls.list_vars is _EXPR_LIST_VARS
+          and cls._rec_list_vars is _REC_LIST_VARS):
         for item in inst._kws.values():
             _collect_names(item, out)
     else:

@@ -228,16 +228,37 @@ def _when_needed(passes):
     return [(_WHEN_NEEDED.get(cls, cls), description) for cls, description in passes]
 
 
+#: {what Numba's pass lists depend on: (untyped passes, typed passes)}, as Numba's
+#: ``DefaultPassBuilder`` builds them (see ``_numba_pass_lists``)
+_NUMBA_PASS_LISTS = {}
+
+
+def _numba_pass_lists(state):
+    """``DefaultPassBuilder``'s untyped and typed pass lists for ``state``: built once for each
+    combination of what they depend on (whether there is IR already, and the ``no_rewrites``,
+    ``enable_ssa`` and ``auto_parallel`` flags), instead of two pass managers set up and
+    finalised per compile only for their lists."""
+    flags = state.flags
+    key = (state.func_ir is None, bool(flags.no_rewrites), bool(flags.enable_ssa),
+           bool(flags.auto_parallel.enabled), DefaultPassBuilder.define_untyped_pipeline,
+           DefaultPassBuilder.define_typed_pipeline)
+    lists = _NUMBA_PASS_LISTS.get(key)
+    if lists is None:
+        untyped = DefaultPassBuilder.define_untyped_pipeline(state)
+        typed = DefaultPassBuilder.define_typed_pipeline(state)
+        lists = _NUMBA_PASS_LISTS[key] = (tuple(untyped.passes), tuple(typed.passes))
+    return lists
+
+
 class CUDACompiler(CompilerBase):
     def define_pipelines(self):
         pm = CUDAPassManager("cuda")
-        untyped = DefaultPassBuilder.define_untyped_pipeline(self.state)
-        pm.passes.extend(_when_needed(untyped.passes))
+        untyped, typed = _numba_pass_lists(self.state)
+        pm.passes.extend(_when_needed(untyped))
         pm.add_pass(RejectAllocatingContainers, "refuse list/dict/set literals")
         pm.add_pass(RejectStringBuilding, "refuse building strings (str(), f-strings ...)")
         pm.add_pass(RejectTryBlocks, "refuse try/except")
-        typed = DefaultPassBuilder.define_typed_pipeline(self.state)
-        pm.passes.extend(_when_needed(typed.passes))
+        pm.passes.extend(_when_needed(typed))
         pm.passes.extend(_when_needed([(IRLegalization, "ensure IR is legal prior to lowering")]))
         pm.add_pass(AnnotateTypes, "annotate types")
         pm.add_pass(CUDANativeLowering, "CUDA native lowering")
