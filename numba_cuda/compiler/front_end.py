@@ -553,7 +553,11 @@ class _TraceRunner(byteflow.TraceRunner):
             inst = state.get_inst()
             opname = inst.opname
             if opname == "CACHE" and type(self).op_CACHE is byteflow.TraceRunner.op_CACHE:
-                state.append(inst)
+                if type(state).append is byteflow._State.append:
+                    # State.append(inst) with no operands: the entry, no registers used
+                    state._insts.append((inst.offset, {}))
+                else:
+                    state.append(inst)
                 return
             if not byteflow._logger.isEnabledFor(logging.DEBUG):
                 # Numba's dispatch without its (disabled) debug logging
