@@ -85,9 +85,17 @@ class CUDAPassManager(PassManager):
         else:
             with global_compiler_lock:
                 t0, t1, t2, t3 = _run_in_error_context(pss, name, state)
-        if isinstance(pss, FunctionPass):
+        cls = type(pss)
+        function_pass = _IS_FUNCTION_PASS.get(cls)
+        if function_pass is None:
+            function_pass = _IS_FUNCTION_PASS[cls] = isinstance(pss, FunctionPass)
+        if function_pass:
             _enforce_no_dels(state.func_ir)
         self.exec_times[f"{index}_{name}"] = pass_timings(t1 - t0, t2 - t1, t3 - t2)
+
+
+#: {pass class: is it a FunctionPass} (an ABC instance check per pass run otherwise)
+_IS_FUNCTION_PASS = {}
 
 
 def _enforce_no_dels(func_ir):
@@ -104,18 +112,28 @@ def _enforce_no_dels(func_ir):
 def _run_in_error_context(pss, name, state):
     """Run the pass's three steps inside Numba's ``new_error_context("Pass {name}")``, written
     out: a ``NumbaError`` gets the context ``Pass <name>`` added; the step times."""
+    clock = time.perf_counter
     try:
-        t0 = time.perf_counter()
-        _checked(pss, pss.run_initialization(state))
-        t1 = time.perf_counter()
-        _checked(pss, pss.run_pass(state))
-        t2 = time.perf_counter()
-        _checked(pss, pss.run_finalizer(state))
-        t3 = time.perf_counter()
+        t0 = clock()
+        result = pss.run_initialization(state)
+        if result not in _BOOLEANS:
+            _checked(pss, result)
+        t1 = clock()
+        result = pss.run_pass(state)
+        if result not in _BOOLEANS:
+            _checked(pss, result)
+        t2 = clock()
+        result = pss.run_finalizer(state)
+        if result not in _BOOLEANS:
+            _checked(pss, result)
+        t3 = clock()
     except errors.NumbaError as exc:
         exc.add_context(f"Pass {name}")
         raise
     return t0, t1, t2, t3
+
+
+_BOOLEANS = (True, False)
 
 
 def _shallow_copy(obj):
