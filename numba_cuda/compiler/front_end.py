@@ -76,12 +76,15 @@ def _numba_debugging():
 
 
 def _register(cls):
-    """Register ``cls`` under its Numba pass's name (the registry does not compare names)."""
+    """Register ``cls`` under its Numba pass's name (the registry does not compare names) and
+    with that pass's registration (``mutates_CFG``, ``analysis_only``)."""
     from numba.core.compiler_machinery import _pass_registry
 
+    numbas = _pass_registry.get(cls.__mro__[1])
     if _pass_registry._does_pass_name_alias(cls._name):  # a Numba that refuses aliases
         cls._name = f"cuda_{cls._name}"
-    return register_pass(mutates_CFG=True, analysis_only=False)(cls)
+    return register_pass(mutates_CFG=numbas.mutates_CFG,
+                         analysis_only=numbas.analysis_only)(cls)
 
 
 @_register

@@ -612,3 +612,15 @@ def test_inline_overloads_skipped_without_inlining_templates(run_python):
     done = run_python(code)
     assert done.returncode == 0, done.stderr
     assert "RAN 0" in done.stdout
+
+
+def test_replacements_are_registered_as_numbas_passes():
+    from numba.core.compiler_machinery import _pass_registry
+
+    from numba_cuda.compiler import front_end
+
+    for numbas, ours in front_end.REPLACEMENTS.items():
+        assert issubclass(ours, numbas)
+        assert ours.name() == numbas.name()
+        a, b = _pass_registry.get(numbas), _pass_registry.get(ours)
+        assert (a.mutates_CFG, a.analysis_only) == (b.mutates_CFG, b.analysis_only)
