@@ -21,7 +21,17 @@ pass; ``tests/compiler/test_front_end.py`` checks that the IR reaching lowering 
   ``DICT_UPDATE``); each walks the whole IR (two of them list every statement's variables) even
   when the idiom is absent.  ``CUDAInterpreter`` looks once for what each peephole acts on and
   runs a peephole only when its trigger is there -- and, once one has run (it may have made
-  the trigger of a later one), every later one.
+  the trigger of a later one), every later one.  On Python 3.11 the flow analysis
+  (``CUDAFlow``) and the interpreter skip the dispatch of ``CACHE`` entries (a no-op) and, for
+  bytecode without exception-table entries, the per-instruction ``try``/``with`` checks.
+
+* **The last sweep** (``IRLegalization``, emitting the dels) lists each statement's variables
+  once, without ``list_vars``' intermediate lists (``var_names``), for the use/def maps and the
+  del placement; SSA reconstruction finds its violators the same way.
+
+* **Passes with nothing to do.**  ``WithLifting`` without an ``ir.EnterWith``, and
+  ``InlineOverloads`` while no overload template that can inline has typed a use
+  (``overloads_to_inline``), change nothing: they are not run.
 """
 
 import logging
