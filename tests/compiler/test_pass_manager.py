@@ -322,3 +322,35 @@ def test_pipeline_is_built_once_per_key(monkeypatch, cuda):
         cuda.compile_ptx(plain_kernel, void(float32[::1]), cc=CC)
     assert calls == ["untyped"]
     assert any(key[4] is counting for key in pipeline._PIPELINE_PASSES)
+
+
+def slicing_kernel(out, a):
+    b = a[1:]
+    c = a.T
+    out[0] = b[0] + c[1]
+
+
+def test_slices_and_attributes_are_no_array_expressions(cuda):
+    sig = void(float32[::1], float32[::1])
+    assert _rewrite_answers(cuda, slicing_kernel, sig) == {"slicing_kernel": False}
+
+
+def test_the_pipeline_has_numbas_passes_in_numbas_order(cuda):
+    from numba.core.compiler import DefaultPassBuilder
+
+    from numba_cuda.compiler import pipeline
+    from numba_cuda.compiler.target import CUDAFlags
+
+    class State:
+        func_ir = None
+        flags = CUDAFlags()
+
+    state = State()
+    for _ in range(2):  # built, then remembered
+        untyped, typed = pipeline._numba_pass_lists(state)
+        assert list(untyped) == DefaultPassBuilder.define_untyped_pipeline(state).passes
+        assert list(typed) == DefaultPassBuilder.define_typed_pipeline(state).passes
+    state.func_ir = object()  # IR given (with-lifting's main function): no translation
+    untyped, _ = pipeline._numba_pass_lists(state)
+    assert list(untyped) == DefaultPassBuilder.define_untyped_pipeline(state).passes
+    assert len(untyped) < len(pipeline._numba_pass_lists(State())[0])
