@@ -15,7 +15,7 @@ It is used only where it is known to give llvmlite's text:
 * an instruction whose class is not exactly one of those below, or whose line llvmlite already
   computed (its string cache, which llvmlite prints even if the instruction changed since), is
   printed by llvmlite (``str(instr)``), and so are global variables, identified types and
-  metadata;
+  metadata nodes other than ``MDValue`` and ``DIValue``;
 * operand references and type names are llvmlite's own (``get_reference()``, ``str(type)``),
   looked up once per object and module; where llvmlite has not cached them yet, they are
   computed without the exception its cache lookup raises then (``_reference``,
@@ -57,7 +57,7 @@ def module_text(module):
             lines.append(function_text(value))
         else:
             lines.append(str(value))
-    lines += module._get_metadata_lines()
+    lines += printer.metadata_lines(module)
     return "\n".join(lines)
 
 
@@ -107,6 +107,66 @@ class _Printer:
             return ""
         ref = self.ref
         return "".join([f", !{key} {ref(node)}" for key, node in metadata.items()])
+
+    def metadata_lines(self, module):
+        """``Module._get_metadata_lines``: named metadata, then every node."""
+        ref = self.ref
+        lines = [f"!{name} = !{{ {', '.join([ref(node) for node in named.operands])} }}"
+                 for name, named in module.namedmetadata.items()]
+        md_value, di_value = _val.MDValue, _val.DIValue
+        for node in module.metadata:
+            cls = type(node)
+            text = getattr(node, _CACHED_STR, None) if cls is md_value or cls is di_value else None
+            if text is None:
+                if cls is di_value:
+                    text = f"{ref(node)} = {self.di_value(node)}".rstrip()
+                elif cls is md_value:
+                    text = f"{ref(node)} = {self.md_value(node)}".rstrip()
+                else:
+                    text = str(node)
+            lines.append(text)
+        return lines
+
+    def md_value(self, node):
+        """``MDValue.descr``."""
+        ref, typed = self.ref, self.typed
+        metadata_type, constant = ir.MetaDataType, _val.Constant
+        operands = []
+        for op in node.operands:
+            if isinstance(op.type, metadata_type):
+                if isinstance(op, constant) and op.constant is None:
+                    operands.append("null")
+                else:
+                    operands.append(ref(op))
+            else:
+                operands.append(typed(op))
+        return f"!{{ {', '.join(operands)} }}\n"
+
+    def di_value(self, node):
+        """``DIValue.descr``."""
+        operands = []
+        for key, value in node.operands:
+            if value is None:
+                text = "null"
+            elif value is True:
+                text = "true"
+            elif value is False:
+                text = "false"
+            elif isinstance(value, _val.DIToken):
+                text = value.value
+            elif isinstance(value, str):
+                text = f'"{_val._escape_string(value)}"'
+            elif isinstance(value, int):
+                text = str(value)
+            elif isinstance(value, _val.Constant):
+                text = str(value)
+            elif isinstance(value, _val.NamedValue):
+                text = self.ref(value)
+            else:
+                return "".join(_descr(node))  # llvmlite's error for it
+            operands.append(f"{key}: {text}")
+        distinct = "distinct " if node.is_distinct else ""
+        return f"{distinct}!{node.kind}({', '.join(operands)})\n"
 
     def function_text(self, function):
         """``str(function)`` (``Function.__str__`` does not cache)."""
@@ -303,6 +363,12 @@ def _reference(value):
     if cls.get_reference is _CACHING_GET_REFERENCE:
         return value._get_reference()  # what the cache would be filled with
     return value.get_reference()
+
+
+def _descr(value):
+    buf = []
+    value.descr(buf)
+    return buf
 
 
 def _type_text(typ):

@@ -146,6 +146,8 @@ def test_known_instructions_are_not_printed_through_llvmlite(monkeypatch):
         raise AssertionError("Function.descr_prototype called")
 
     monkeypatch.setattr(ir.Function, "descr_prototype", refuse_prototype)
+    for cls in (ir.values.MDValue, ir.values.DIValue):
+        monkeypatch.setattr(cls, "descr", refuse)
     assert ir_printer.module_text(module) == expected
 
 
@@ -205,6 +207,12 @@ def _every_instruction_module(name="every"):
         is_distinct=True)
     fn.set_metadata("dbg", di_sub)
     loc = module.add_debug_info("DILocation", {"line": 2, "column": 1, "scope": di_sub})
+    module.add_debug_info("DIBasicType", {"name": 'odd "type"\\', "size": 32,
+                                          "encoding": ir.DIToken("DW_ATE_signed"),
+                                          "flag": False, "other": None, "value": i32(4),
+                                          "list": [i32(1), None, "x"]})
+    module.add_metadata([None, i32(3), ir.MetaDataString(module, 'q"uote'), f32(1.5),
+                         callee, [i32(9)]])
     plain_md = module.add_metadata([i32(1), ir.MetaDataString(module, "note")])
     module.add_named_metadata("named").add(plain_md)
 
@@ -478,3 +486,13 @@ def test_references_and_types_llvmlite_cached_are_used_as_cached():
     for value in (i32(5), ir.Constant(i1, True), ir.Constant(ptr, None), ir.Constant(i32, None),
                   f64(0.1), ir.Constant(i32, ir.Undefined), first, fn, fn.args[1]):
         assert ir_printer._reference(value) == value.get_reference()
+
+
+def test_debug_info_with_an_operand_llvmlite_refuses():
+    module = ir.Module("bad")
+    module.add_debug_info("DIBasicType", {"name": "x", "bad": 1.5})
+    with pytest.raises(TypeError) as theirs:
+        str(module)
+    with pytest.raises(TypeError) as ours:
+        ir_printer.module_text(module)
+    assert str(ours.value) == str(theirs.value)
