@@ -9,11 +9,14 @@ the per-statement costs of Numba's paths (see the class docstring).
 import functools
 import warnings
 
-from numba.core import config, errors
+from llvmlite import ir as llvm_ir
+from llvmlite.ir._utils import DuplicatedNameError, NameScope as _NameScope
+from numba.core import config, errors, types
 from numba.core import ir as numba_ir
-from numba.core.lowering import Lower
+from numba.core import cgutils
+from numba.core.lowering import BaseLower, Lower
 
-from . import source_files
+from . import local_variables, source_files
 
 #: Numba's own sources: ``new_error_context`` keeps ``errors.loc_info`` for locations outside them
 _NUMBA_PATH = errors._numba_path
@@ -64,15 +67,222 @@ class CUDALower(Lower):
                 raise
         self.post_block(block)
 
+    def pre_block(self, block):
+        # Numba's ``pre_block`` looks for calls of ``eh.exception_check`` (try blocks) in every
+        # block, resolving every call's callee through the definitions: none can be found when
+        # no definition of the function is that global (and CUDA refuses try blocks).
+        if self._calls_exception_check or block == self.firstblk:
+            return super().pre_block(block)
+        BaseLower.pre_block(self, block)
+        self._cur_ir_block = block
+
+    @functools.cached_property
+    def _calls_exception_check(self):
+        from numba.core.unsafe import eh
+
+        definitions = getattr(self.func_ir, "_definitions", None)
+        if not isinstance(definitions, dict):
+            return True
+        check = eh.exception_check
+        for values in definitions.values():
+            for value in values:
+                if isinstance(value, numba_ir.Global) and value.value is check:
+                    return True
+        return False
+
+    def alloca_lltype(self, name, lltype, datamodel=None):
+        # Numba's ``alloca_lltype``, with ``cgutils.alloca_once`` (an alloca and its zero-fill at
+        # the end of the entry block, without debug locations) written without its three
+        # context managers.
+        if cgutils.alloca_once is not _NUMBAS_ALLOCA_ONCE:
+            return super().alloca_lltype(name, lltype, datamodel)
+        builder = self.builder
+        metadata = builder.debug_metadata
+        builder.debug_metadata = None
+        try:
+            current = builder.basic_block
+            entry = builder.function.entry_basic_block
+            if entry.terminator is not None:
+                builder.position_before(entry.terminator)
+            else:
+                builder.position_at_end(entry)
+            try:
+                aptr = builder.alloca(lltype, size=None, name=name)
+                builder.store(lltype(None), aptr)
+            finally:
+                builder.position_at_end(current)
+        finally:
+            builder.debug_metadata = metadata
+        if not name.startswith('$') and name not in self.func_ir.arg_names:
+            sizeof = self.context.get_abi_sizeof(lltype)
+            self.debuginfo.mark_variable(builder, aptr, name=name, lltype=lltype, size=sizeof,
+                                         line=self.loc.line, datamodel=datamodel)
+        return aptr
+
+    def _find_singly_assigned_variable(self):
+        # Numba's analysis in one sweep (see ``local_variables``), or Numba's own where that
+        # cannot answer.
+        singly = None
+        if not self.func_ir.func_id.is_generator:
+            singly = local_variables.singly_assigned_variables(self.func_ir.blocks)
+        if singly is None:
+            return super()._find_singly_assigned_variable()
+        self._singly_assigned_vars = singly
+        self._blk_local_varmap = {}
+
+    def setup_function(self, fndesc):
+        super().setup_function(fndesc)
+        # the function's value names (every instruction's, in all its blocks) from a scope
+        # answering as llvmlite's does in one call per name
+        scope = self.function.scope
+        if type(scope) is _NameScope:
+            scope.__class__ = FastNameScope
+
+    @functools.cached_property
+    def _disable_sroa_like_opt(self):
+        # Numba's property, read for every variable access: the flags do not change while
+        # a function is lowered.
+        return Lower._disable_sroa_like_opt.fget(self)
+
     def lower_inst(self, inst):
+        loc = self.loc
         helper = getattr(self, "call_helper", None)
         if helper is not None:
-            helper.loc = self.loc
+            helper.loc = loc
         # where features needing a newer compute capability are used (CUDACodeLibrary.require_cc)
-        self.library.lowering_loc = self.loc
-        if type(inst) is numba_ir.Assign and not config.DEBUG_JIT:
+        self.library.lowering_loc = loc
+        kind = type(inst)
+        if kind is numba_ir.Assign and not config.DEBUG_JIT:
             return self._lower_assignment(inst)
-        return super().lower_inst(inst)
+        statement = _STATEMENTS.get(kind)
+        if statement is None or config.DEBUG_JIT:
+            return super().lower_inst(inst)
+        statement = getattr(self, statement)
+        # Numba's ``lower_inst`` for the other common statements, without formatting the
+        # statement for ``debug_print`` (which prints nothing unless NUMBA_DEBUG_JIT is set) and
+        # the chain of ``isinstance`` tests before the statement's branch
+        self.debuginfo.mark_location(self.builder, loc.line)
+        self.notify_loc(loc)
+        return statement(inst)
+
+    def _lower_del(self, inst):
+        self.delvar(inst.value)
+
+    def _lower_jump(self, inst):
+        self.builder.branch(self.blkmap[inst.target])
+
+    def _lower_branch(self, inst):
+        cond = self.loadvar(inst.cond.name)
+        tr = self.blkmap[inst.truebr]
+        fl = self.blkmap[inst.falsebr]
+        condty = self.typeof(inst.cond.name)
+        pred = self.context.cast(self.builder, cond, condty, types.boolean)
+        assert pred.type == _I1, f"cond is not i1: {pred.type}"
+        self.builder.cbranch(pred, tr, fl)
+
+    def _lower_return(self, inst):
+        if self.generator_info:
+            self.genlower.return_from_generator(self)
+            return
+        val = self.loadvar(inst.value.name)
+        oty = self.typeof(inst.value.name)
+        ty = self.fndesc.restype
+        if isinstance(ty, types.Optional):
+            self.call_conv.return_optional_value(self.builder, ty, oty, val)
+            return
+        assert ty == oty, f"type '{oty}' does not match return type '{ty}'"
+        retval = self.context.get_return_value(self.builder, ty, val)
+        self.call_conv.return_value(self.builder, retval)
+
+    def _lower_setitem_statement(self, inst):
+        signature = self.fndesc.calltypes[inst]
+        assert signature is not None
+        return self.lower_setitem(inst.target, inst.index, inst.value, signature)
+
+    def _lower_static_setitem(self, inst):
+        signature = self.fndesc.calltypes[inst]
+        assert signature is not None
+        try:
+            impl = self.context.get_function('static_setitem', signature)
+        except NotImplementedError:
+            return self.lower_setitem(inst.target, inst.index_var, inst.value, signature)
+        target = self.loadvar(inst.target.name)
+        value = self.loadvar(inst.value.name)
+        valuety = self.typeof(inst.value.name)
+        value = self.context.cast(self.builder, value, valuety, signature.args[2])
+        return impl(self.builder, (target, inst.index, value))
+
+    def delvar(self, name):
+        # Numba's ``delvar`` (the same slot, load and zero-fill), asking for the reference
+        # count only with the NRT, whose ``decref`` is the only thing Numba's call does.
+        fetype = self.fndesc.typemap[name]
+        local = self._blk_local_varmap
+        in_registers = not self._disable_sroa_like_opt
+        if in_registers and name not in local:
+            self._singly_assigned_vars.discard(name)
+        if name not in self.varmap:
+            self._alloca_var(name, fetype)
+        if in_registers and name in local:
+            if self.context.enable_nrt:
+                self.decref(fetype, local[name])
+            return
+        ptr = self.getvar(name)
+        value = self.builder.load(ptr)
+        if self.context.enable_nrt:
+            self.decref(fetype, value)
+        self.builder.store(llvm_ir.Constant(ptr.type.pointee, None), ptr)
+
+    def lower_assign(self, ty, inst):
+        # Numba's ``lower_assign``, testing the value's exact class first.
+        value = inst.value
+        kind = type(value)
+        if kind is numba_ir.Expr:
+            return self.lower_expr(ty, value)
+        if kind is numba_ir.Const or kind is numba_ir.Global or kind is numba_ir.FreeVar:
+            res = self.context.get_constant_generic(self.builder, ty, value.value)
+            self.incref(ty, res)
+            return res
+        if kind is numba_ir.Var:
+            val = self.loadvar(value.name)
+            oty = self.typeof(value.name)
+            res = self.context.cast(self.builder, val, oty, ty)
+            self.incref(ty, res)
+            return res
+        return super().lower_assign(ty, inst)
+
+    def lower_call(self, resty, expr):
+        # Numba's ``lower_call`` and ``_lower_call_normal`` for plain callees, without
+        # formatting the call for ``debug_print``.
+        signature = self.fndesc.calltypes[expr]
+        if config.DEBUG_JIT:
+            return super().lower_call(resty, expr)
+        if isinstance(signature.return_type, types.Phantom):
+            return self.context.get_dummy_value()
+        fnty = self.typeof(expr.func.name)
+        if isinstance(fnty, _SPECIAL_CALLEES):
+            return super().lower_call(resty, expr)
+        res = self._lower_plain_call(fnty, expr, signature)
+        if res is None:
+            if signature.return_type == types.void:
+                res = self.context.get_dummy_value()
+            else:
+                raise errors.LoweringError(
+                    msg="non-void function returns None from implementation", loc=self.loc)
+        return self.context.cast(self.builder, res, signature.return_type, resty)
+
+    def _lower_plain_call(self, fnty, expr, signature):
+        argvals = self.fold_call_args(fnty, signature, expr.args, expr.vararg, expr.kws)
+        tname = expr.target
+        if tname is not None:
+            from numba.core.target_extension import resolve_dispatcher_from_str
+
+            disp = resolve_dispatcher_from_str(tname)
+            impl = disp.targetdescr.target_context.get_function(fnty, signature)
+        else:
+            impl = self.context.get_function(fnty, signature)
+        if signature.recvr:
+            argvals = [self.loadvar(expr.func.name)] + list(argvals)
+        return impl(self.builder, argvals, self.loc)
 
     def _lower_assignment(self, inst):
         # Numba's ``lower_inst`` for an assignment, without printing the instruction for
@@ -149,3 +359,42 @@ class CUDALower(Lower):
         index = context.cast(builder, index, indexty, signature.args[1])
         value = context.cast(builder, value, valuety, signature.args[2])
         return impl(builder, (target, index, value))
+
+
+class FastNameScope(_NameScope):
+    """llvmlite's ``NameScope`` (a function's value names), registering a name in one call:
+    the same names (``name``, then ``name.1``, ``name.2`` ... for a taken one; ``.1``, ``.2``
+    ... for unnamed values), the same ``DuplicatedNameError``."""
+
+    def register(self, name, deduplicate=False):
+        used = self._useset
+        if name in used:
+            if not deduplicate:
+                raise DuplicatedNameError(name)
+            basename = name
+            counters = self._basenamemap
+            while name in used:
+                ident = counters[basename] + 1
+                counters[basename] = ident
+                name = "{0}.{1}".format(basename, ident)
+        used.add(name)
+        return name
+
+
+_I1 = llvm_ir.IntType(1)
+_NUMBAS_ALLOCA_ONCE = cgutils.alloca_once
+
+#: callees Numba's ``lower_call`` lowers by a path of their own
+_SPECIAL_CALLEES = (types.ObjModeDispatcher, types.ExternalFunction, types.ExternalFunctionPointer,
+                    types.RecursiveCall, types.FunctionType)
+
+#: statements ``CUDALower.lower_inst`` lowers with its own methods (exact classes: subclasses take Numba's
+#: path), each as the branch of Numba's ``Lower.lower_inst`` for it
+_STATEMENTS = {
+    numba_ir.Del: "_lower_del",
+    numba_ir.Jump: "_lower_jump",
+    numba_ir.Branch: "_lower_branch",
+    numba_ir.Return: "_lower_return",
+    numba_ir.SetItem: "_lower_setitem_statement",
+    numba_ir.StaticSetItem: "_lower_static_setitem",
+}

@@ -22,22 +22,39 @@ emission) before anything reads what it computes (see the class).
 import functools
 import time
 
-from numba.core import errors, ir, types
-from numba.core.compiler_machinery import FunctionPass, PassManager, register_pass
+from numba.core import errors, event, ir, types
+from numba.core.compiler_lock import global_compiler_lock
+from numba.core.compiler_machinery import FunctionPass, PassManager, pass_timings, register_pass
+from numba.core.ir_utils import enforce_no_dels
 from numba.core.typed_passes import NopythonRewrites, PreLowerStripPhis
 from numba.core.untyped_passes import InlineClosureLikes
 
 _RUN_PASS_EVENT = "numba:run_pass"
+_COMPILER_LOCK_EVENT = "numba:compiler_lock"
+
+
+def _has_listeners(kind):
+    """True when someone listens to Numba's event ``kind`` (or when we cannot tell)."""
+    registered = getattr(event, "_registered", None)
+    if registered is None:
+        return True
+    return bool(registered.get(kind))
 
 
 def _run_pass_has_listeners():
     """True when someone listens to Numba's per-pass event (or when we cannot tell)."""
-    from numba.core import event
+    return _has_listeners(_RUN_PASS_EVENT)
 
-    registered = getattr(event, "_registered", None)
-    if registered is None:
-        return True
-    return bool(registered.get(_RUN_PASS_EVENT))
+
+def _lock_already_held():
+    """Is Numba's compiler lock held by this thread already, with nobody listening to its
+    acquire/release events?  (Then re-entering it for every pass, as Numba's pass manager does,
+    changes nothing: the lock is re-entrant.)"""
+    try:
+        held = global_compiler_lock.is_locked()
+    except Exception:  # noqa: BLE001 - a Numba without it: take the lock as Numba does
+        return False
+    return held and not _has_listeners(_COMPILER_LOCK_EVENT)
 
 
 #: The PassManager internals the quiet path stands in for; if a Numba release renames any of
@@ -67,29 +84,54 @@ class CUDAPassManager(PassManager):
         return self._run_pass_quietly(index, pss, internal_state)
 
     def _quiet_path_applies(self):
-        if not all(hasattr(self, name) for name in _NUMBA_INTERNALS):
+        internals = self.__dict__.get("_cuda_has_numba_internals")
+        if internals is None:  # (attributes Numba's PassManager sets up once)
+            internals = self._cuda_has_numba_internals = all(
+                hasattr(self, name) for name in _NUMBA_INTERNALS)
+        if not internals:
             return False
         return not (self._ENFORCING or self._print_after or self._print_before
                     or self._print_wrap or _run_pass_has_listeners())
 
     def _run_pass_quietly(self, index, pss, state):
-        from numba.core.compiler_lock import global_compiler_lock
-        from numba.core.compiler_machinery import pass_timings
-        from numba.core.ir_utils import enforce_no_dels
-
         name = pss.name()
         pss.analysis = self._analysis
-        with global_compiler_lock, errors.new_error_context("Pass {name}", name=name):
-            t0 = time.perf_counter()
-            mutated = _checked(pss, pss.run_initialization(state))
-            t1 = time.perf_counter()
-            mutated |= _checked(pss, pss.run_pass(state))
-            t2 = time.perf_counter()
-            mutated |= _checked(pss, pss.run_finalizer(state))
-            t3 = time.perf_counter()
+        if _lock_already_held():
+            t0, t1, t2, t3 = _run_in_error_context(pss, name, state)
+        else:
+            with global_compiler_lock:
+                t0, t1, t2, t3 = _run_in_error_context(pss, name, state)
         if isinstance(pss, FunctionPass):
-            enforce_no_dels(state.func_ir)
+            _enforce_no_dels(state.func_ir)
         self.exec_times[f"{index}_{name}"] = pass_timings(t1 - t0, t2 - t1, t3 - t2)
+
+
+def _enforce_no_dels(func_ir):
+    """Numba's ``enforce_no_dels`` (its error when there is a ``del``), looking without
+    building a list per block."""
+    Del = ir.Del
+    for block in func_ir.blocks.values():
+        for inst in block.body:
+            if isinstance(inst, Del):
+                enforce_no_dels(func_ir)
+                raise AssertionError("unreachable: Numba found no del")  # pragma: no cover
+
+
+def _run_in_error_context(pss, name, state):
+    """Run the pass's three steps inside Numba's ``new_error_context("Pass {name}")``, written
+    out: a ``NumbaError`` gets the context ``Pass <name>`` added; the step times."""
+    try:
+        t0 = time.perf_counter()
+        _checked(pss, pss.run_initialization(state))
+        t1 = time.perf_counter()
+        _checked(pss, pss.run_pass(state))
+        t2 = time.perf_counter()
+        _checked(pss, pss.run_finalizer(state))
+        t3 = time.perf_counter()
+    except errors.NumbaError as exc:
+        exc.add_context(f"Pass {name}")
+        raise
+    return t0, t1, t2, t3
 
 
 def _checked(pss, result):
@@ -167,6 +209,18 @@ def post_inference_rewrites_apply(state):
             if isinstance(typemap.get(inst.index.name), types.StringLiteral):
                 return True
     return False
+
+
+def register_replacement(cls):
+    """Register the replacement ``cls`` of a Numba pass under the Numba pass's own ``_name``, so
+    that error contexts ("During: Pass nopython_type_inference"), pass timings and
+    ``NUMBA_DEBUG_PRINT_*`` dumps read as with Numba's pass (Numba's registry does not compare
+    names; should a release refuse the alias, the name gets a ``cuda_`` prefix instead)."""
+    from numba.core.compiler_machinery import _pass_registry
+
+    if _pass_registry._does_pass_name_alias(cls._name):
+        cls._name = f"cuda_{cls._name}"
+    return register_pass(mutates_CFG=True, analysis_only=False)(cls)
 
 
 def run_when_needed(numba_pass, name, needed):

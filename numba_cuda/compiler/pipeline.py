@@ -14,17 +14,19 @@ from numba.core.compiler_lock import global_compiler_lock
 from numba.core.compiler_machinery import LoweringPass, register_pass
 from numba.core.target_extension import target_override
 from numba.core.typed_passes import (
-    AnnotateTypes, IRLegalization, NopythonRewrites, PreLowerStripPhis,
+    AnnotateTypes, IRLegalization, NopythonRewrites, NopythonTypeInference, PreLowerStripPhis,
 )
 from numba.core.untyped_passes import InlineClosureLikes
 
 from . import collection_pause, source_files
 from .containers import RejectAllocatingContainers
+from .front_end import REPLACEMENTS as _FRONT_END
 from .nrt import name_the_nrt_setting
 from .strings import RejectStringBuilding
 from ..common.jit_options import check_inline, check_max_registers, switch
 from ..common.launch_dims import normalize_launch_bounds
 from .try_blocks import RejectTryBlocks
+from .type_inference import CUDATypeInference
 from .lowering import CUDALower
 from .pass_manager import (
     CUDAPassManager, InlineClosureLikesWhenNeeded, NopythonRewritesWhenNeeded,
@@ -219,7 +221,9 @@ class CUDABackend(LoweringPass):
 #: work a later pass repeats (pass_manager).
 _WHEN_NEEDED = {InlineClosureLikes: InlineClosureLikesWhenNeeded,
                 NopythonRewrites: NopythonRewritesWhenNeeded,
-                PreLowerStripPhis: StripPhisBeforeLegalization}
+                PreLowerStripPhis: StripPhisBeforeLegalization,
+                NopythonTypeInference: CUDATypeInference,
+                **_FRONT_END}
 
 
 def _when_needed(passes):
@@ -252,7 +256,7 @@ def build_pipeline_passes(state):
     pm.add_pass(RejectTryBlocks, "refuse try/except")
     typed = DefaultPassBuilder.define_typed_pipeline(state)
     pm.passes.extend(_when_needed(typed.passes))
-    pm.add_pass(IRLegalization, "ensure IR is legal prior to lowering")
+    pm.passes.extend(_when_needed([(IRLegalization, "ensure IR is legal prior to lowering")]))
     pm.add_pass(AnnotateTypes, "annotate types")
     pm.add_pass(CUDANativeLowering, "CUDA native lowering")
     pm.add_pass(CUDABackend, "CUDA backend")

@@ -22,20 +22,21 @@ _mapping = TargetOptions.Mapping
 class CUDAFlags(Flags):
     """Numba compiler flags (no extra fields: CUDA-only options travel in ``CompileOptions``)."""
 
-    #: ``(flags class, summary())`` -> ``get_mangle_string()``
-    _mangle_strings = {}
-
     def get_mangle_string(self):
-        """Numba's: the ``summary()`` compressed (zlib, with a dictionary made of the option
-        names) and base64-encoded, ~50 us; a pure function of the class and the summary, so
-        made once per summary (an ABI tag of every compiled function's name)."""
-        key = (type(self), self.summary())
-        text = CUDAFlags._mangle_strings.get(key)
-        if text is None:
-            if len(CUDAFlags._mangle_strings) >= 256:
-                CUDAFlags._mangle_strings.clear()
-            text = CUDAFlags._mangle_strings[key] = super().get_mangle_string()
-        return text
+        # Numba's string (the summary of the flags set, compressed) is the ABI tag of every
+        # function compiled; compressing it again is most of its cost.  Remembered per summary.
+        summary = self.summary()
+        answer = _MANGLE_STRINGS.get(summary)
+        if answer is None:
+            answer = super().get_mangle_string()
+            if len(_MANGLE_STRINGS) >= 256:
+                _MANGLE_STRINGS.clear()
+            _MANGLE_STRINGS[summary] = answer
+        return answer
+
+
+#: ``Flags.summary()`` -> ``Flags.get_mangle_string()``
+_MANGLE_STRINGS = {}
 
 
 #: Options Numba's own machinery passes to a target's ``jit`` (``@overload``/``@intrinsic``

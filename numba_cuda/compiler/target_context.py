@@ -14,7 +14,7 @@ from functools import cached_property
 
 from llvmlite import ir
 
-from numba.core import errors, itanium_mangler, types
+from numba.core import datamodel, errors, itanium_mangler, types
 from numba.core.base import BaseContext
 
 from . import nvvmir
@@ -22,6 +22,69 @@ from .callconv import CUDACallConv  # noqa: F401 - its home was here
 
 #: (type text, "size"|"alignment") -> bytes, for the one NVVM data layout every context uses.
 _LAYOUT_CACHE = {}
+
+#: Bound on each table of remembered answers below (a full table starts over).
+_MAX_REMEMBERED = 4096
+
+
+def _remember(table, key, value):
+    if len(table) >= _MAX_REMEMBERED:
+        table.clear()
+    table[key] = value
+    return value
+
+
+#: argument types (a tuple) -> their Itanium mangling (``itanium_mangler.mangle_args``); types
+#: are interned, so equal types are the same object and mangle the same
+_MANGLED_ARGS = {}
+#: identifier part or ABI tag -> its mangling
+_MANGLED_PARTS = {}
+_MANGLED_TAGS = {}
+
+
+def _mangled_part(part):
+    answer = _MANGLED_PARTS.get(part)
+    if answer is None:
+        answer = _remember(_MANGLED_PARTS, part,
+                           itanium_mangler._len_encoded(itanium_mangler._escape_string(part)))
+    return answer
+
+
+def _mangled_tag(tag):
+    answer = _MANGLED_TAGS.get(tag)
+    if answer is None:
+        answer = _remember(_MANGLED_TAGS, tag, itanium_mangler.mangle_abi_tag(tag))
+    return answer
+
+
+def mangle(name, argtypes, abi_tags=(), uid=None):
+    """``itanium_mangler.mangle(name, argtypes, abi_tags=abi_tags, uid=uid)``, with the
+    manglings of argument-type tuples, identifier parts and ABI tags remembered (each function
+    descriptor mangles two names, with the same flags tag and argument types as the kernels
+    before it)."""
+    try:
+        args = _MANGLED_ARGS.get(argtypes if type(argtypes) is tuple else tuple(argtypes))
+    except TypeError:  # an unhashable value among the arguments
+        return itanium_mangler.mangle(name, argtypes, abi_tags=abi_tags, uid=uid)
+    if args is None:
+        args = _remember(_MANGLED_ARGS, tuple(argtypes), itanium_mangler.mangle_args(argtypes))
+    if uid is not None:
+        abi_tags = (f"v{uid}", *abi_tags)
+    parts = [_mangled_part(part) for part in name.split(".")]
+    extras = "".join([_mangled_tag(tag) for tag in abi_tags])
+    if len(parts) > 1:
+        ident = f"N{''.join(parts)}{extras}E"
+    else:
+        ident = parts[0] + extras
+    return itanium_mangler.PREFIX + ident + args
+
+
+#: family modules -> ``CUDATargetContext.nonconst_module_attrs``
+_NONCONST_MODULE_ATTRS = {}
+
+#: argument types (a tuple) -> (data model manager, ``datamodel.ArgPacker``): a packer only reads
+#: the data models it looked up when made, and a manager never changes a model it handed out
+_ARG_PACKERS = {}
 
 
 class CUDATargetContext(BaseContext):
@@ -90,6 +153,8 @@ class CUDATargetContext(BaseContext):
         self._target_data = None
         self.data_model_manager = cuda_data_model_manager()
         self._unresolved_calls = UnresolvedCalls()  # shared by subtargets (shallow copies)
+        #: failed implementation lookups (see ``get_function``), shared by subtargets too
+        self._refused = {}
 
     def load_additional_registries(self):
         # Importing these fills Numba's builtin registry (installed by ``refresh``).
@@ -151,15 +216,67 @@ class CUDATargetContext(BaseContext):
         # Numba's lookup, with a bound implementation that does not re-inspect the
         # implementation's signature on every call (see ``implementations``); the rarer paths
         # (a definition registered for the type class, a refresh on a miss) stay Numba's.
+        # A miss is remembered (``_refused``): Numba's lowering asks for implementations that do
+        # not exist on every constant index (``"static_getitem"``/``"static_setitem"`` of an
+        # array, before the generic ``getitem``), each time refreshing the context.
         from .implementations import BoundImplementation
 
         sig = sig.as_function()
         key = fn.get_impl_key(sig) if isinstance(fn, types.Callable) else fn
+        defns = self._defns
         try:
-            imp = self._defns[key].find(sig.args)
+            imp = defns[key].find(sig.args)
         except errors.NumbaNotImplementedError:
+            pass
+        else:
+            return BoundImplementation(imp, self, sig)
+        refusal = self._refusal(key, fn, sig) if _firstcall else None
+        if refusal is not None and self._refused.get(refusal[0]) == refusal[1]:
+            raise NotImplementedError("No definition for lowering %s%s" % (key, sig))
+        try:
             return super().get_function(fn, sig, _firstcall)
-        return BoundImplementation(imp, self, sig)
+        except NotImplementedError:
+            if refusal is not None:
+                # Remembered while nothing is registered (the registration stamp, which a
+                # refresh reads) and nothing is added to the lists searched.  Only when the
+                # context's refresh is current: else a refresh would still install something.
+                after = self._refusal(key, fn, sig)
+                if after is not None and after[1][0] == self._refreshed_stamp:
+                    table = self._refused
+                    if len(table) >= _MAX_REMEMBERED:
+                        table.clear()
+                    table[after[0]] = after[1]
+            raise
+
+    def _refusal(self, key, fn, sig):
+        """(what a failed lookup of ``key``/``fn`` for ``sig`` depends on, its state now): the
+        registration stamp and the number of definitions in each list Numba searches."""
+        from .typing_context import registration_stamp
+
+        defns = self._defns
+        lists = (len(defns[key].versions),)
+        if isinstance(fn, types.Type):
+            lists += (len(defns[type(fn)].versions),)
+        try:
+            ident = (key, fn, sig.args)
+            hash(ident)
+        except TypeError:
+            return None
+        return ident, (registration_stamp(self), lists)
+
+    def get_arg_packer(self, fe_args):
+        # Numba makes an argument packer (a data model lookup per argument) four times per
+        # function lowered: declaring, decorating, unpacking the arguments, calling it.
+        dmm = self.data_model_manager
+        try:
+            known = _ARG_PACKERS.get(fe_args if type(fe_args) is tuple else tuple(fe_args))
+        except TypeError:
+            return super().get_arg_packer(fe_args)
+        if known is not None and known[0] is dmm:
+            return known[1]
+        packer = super().get_arg_packer(fe_args)
+        _remember(_ARG_PACKERS, tuple(fe_args), (dmm, packer))
+        return packer
 
     def get_getattr(self, typ, attr):
         from . import array_access
@@ -192,18 +309,26 @@ class CUDATargetContext(BaseContext):
             return ty.get_abi_size(self.target_data)
         return ty.get_abi_alignment(self.target_data)
 
-    @cached_property
+    @property
     def nonconst_module_attrs(self):
         """``cuda.laneid``/``cuda.warpsize`` ... read special registers, so Numba must not fold
-        them as module constants.  Families add names with a ``NONCONST_MODULE_ATTRS`` tuple."""
-        import numba_cuda
-
+        them as module constants.  Families add names with a ``NONCONST_MODULE_ATTRS`` tuple.
+        (Made once per list of family modules: every function is lowered by a fresh subtarget,
+        a copy of this context, which would otherwise make it again for each module getattr.)"""
         from .typing_context import family_modules
 
-        names = []
-        for module in family_modules():
-            names.extend(getattr(module, "NONCONST_MODULE_ATTRS", ()))
-        return tuple((types.Module(numba_cuda), name) for name in names)
+        modules = family_modules()
+        answer = _NONCONST_MODULE_ATTRS.get(modules)
+        if answer is None:
+            import numba_cuda
+
+            names = []
+            for module in modules:
+                names.extend(getattr(module, "NONCONST_MODULE_ATTRS", ()))
+            answer = tuple((types.Module(numba_cuda), name) for name in names)
+            _NONCONST_MODULE_ATTRS.clear()
+            _NONCONST_MODULE_ATTRS[modules] = answer
+        return answer
 
     @cached_property
     def call_conv(self):
@@ -219,12 +344,7 @@ class CUDATargetContext(BaseContext):
         return super().call_unresolved(builder, name, sig, args)
 
     def mangler(self, name, argtypes, *, abi_tags=(), uid=None):
-        """Numba's ``itanium_mangler.mangle``, with each argument type mangled once per process
-        (``mangled_type``): ~20 us for an array type, twice per compile (the function and its
-        environment)."""
-        return "".join([itanium_mangler.PREFIX,
-                        itanium_mangler.mangle_identifier(name, abi_tags=abi_tags, uid=uid),
-                        *map(mangled_type, argtypes)])
+        return mangle(name, argtypes, abi_tags=abi_tags, uid=uid)
 
     def declare_env_global(self, module, envname):
         """Numba's per-function environment pointer is never used on the device: make it an
@@ -243,9 +363,10 @@ class CUDATargetContext(BaseContext):
         pointer; answering here keeps it out regardless of registration order."""
         if isinstance(ty, types.Dispatcher):
             return self.get_dummy_value()
-        from ..lang.stubs import ValueStub
-
-        if isinstance(val, ValueStub):
+        global _ValueStub
+        if _ValueStub is None:
+            from ..lang.stubs import ValueStub as _ValueStub
+        if isinstance(val, _ValueStub):
             # ``from numba.cuda import laneid``: a per-thread value, read where it is used.
             from .typing_context import family_modules
 
@@ -407,26 +528,36 @@ class CUDATargetContext(BaseContext):
         library.exported_names.add(abi_name)
 
 
-#: Numba type -> its Itanium mangling (``itanium_mangler.mangle_type_or_value``)
-_MANGLED_TYPES = {}
-_MANGLED_TYPES_MAX = 4096
-
-
-def mangled_type(typ):
-    """``itanium_mangler.mangle_type_or_value(typ)``, remembered for Numba types: a pure
-    function of the type (equal types are the same interned object, mangled from its
-    ``mangling_args``).  Values (literal ints, strings ...) are mangled each time."""
-    if not isinstance(typ, types.Type):
-        return itanium_mangler.mangle_type_or_value(typ)
-    text = _MANGLED_TYPES.get(typ)
-    if text is None:
-        if len(_MANGLED_TYPES) >= _MANGLED_TYPES_MAX:
-            _MANGLED_TYPES.clear()
-        text = _MANGLED_TYPES[typ] = itanium_mangler.mangle_type_or_value(typ)
-    return text
-
-
 _DATA_MODEL_MANAGER = None
+_ValueStub = None  # lang.stubs.ValueStub, imported on first use
+
+
+class CUDADataModelManager(datamodel.DataModelManager):
+    """Numba's data model manager, answering a type it was asked about before from a table
+    keyed by the type object's identity (Numba's own table is keyed by the type, so every lookup
+    hashes the type's key -- nested tuples for arrays -- thousands of times per kernel).  The
+    answer is the model Numba's table holds for that type: a manager never changes a model it
+    handed out.  The table keeps its types alive (so their ids stay theirs) and is bounded."""
+
+    MAX_REMEMBERED = 4096
+
+    def __init__(self, handlers=None):
+        super().__init__(handlers)
+        self._by_identity = {}
+
+    def lookup(self, fetype):
+        known = self._by_identity.get(id(fetype))
+        if known is not None and known[0] is fetype:
+            return known[1]
+        model = super().lookup(fetype)
+        table = self._by_identity
+        if len(table) >= self.MAX_REMEMBERED:
+            table.clear()
+        table[id(fetype)] = (fetype, model)
+        return model
+
+    def __getitem__(self, fetype):
+        return self.lookup(fetype)
 
 
 def cuda_data_model_manager():
@@ -437,11 +568,10 @@ def cuda_data_model_manager():
     modified.  Built once per process: the handlers are pure."""
     global _DATA_MODEL_MANAGER
     if _DATA_MODEL_MANAGER is None:
-        from numba.core import datamodel
-
         from .typing_context import family_modules
 
-        manager = datamodel.DataModelManager().chain(datamodel.default_manager)
+        manager = CUDADataModelManager(
+            datamodel.DataModelManager().chain(datamodel.default_manager)._handlers)
         for module in family_modules():
             hook = getattr(module, "register_data_models", None)
             if hook is not None:

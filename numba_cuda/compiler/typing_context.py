@@ -12,11 +12,13 @@ kernels.
 
 import functools
 import importlib
+import operator
 import sys
 
 import numpy as np
 from numba.core import types, typing
 from numba.core.dispatcher import Dispatcher
+from numba.core.typing.typeof import typeof_impl
 
 from ..lang.stubs import Stub
 
@@ -102,6 +104,10 @@ def _family_modules(listed):
 
 _DEVICE_DISPATCHER_ATTR = "_numba_cuda_device_dispatcher"
 
+#: Remember the types of constants and modules, literal types and ``setitem``/``delitem``
+#: signatures (False: Numba's searches, every time; tests compare the two).
+REMEMBER_MORE = True
+
 
 def registration_stamp(context):
     """What a ``refresh()`` of ``context`` would read: the kernel-language family list and the
@@ -119,6 +125,13 @@ def registration_stamp(context):
 
 class CUDATypingContext(typing.BaseContext):
     _refreshed_stamp = None
+    #: Bumped whenever remembered answers are dropped (a refresh installing something, a full
+    #: table starting over): an answer remembered before may be searched for again.
+    generation = 0
+    #: Bumped by every resolution answered neither from nor into a table (Numba's own path: a
+    #: dispatcher, a module attribute, a failure ...).  Type inference re-runs a constraint
+    #: whose last run asked one (``type_inference``).
+    unremembered = 0
 
     def __init__(self):
         # Answers of the template searches that depend on nothing but their (interned, hashable)
@@ -131,6 +144,11 @@ class CUDATypingContext(typing.BaseContext):
         self._overload_choices = {}
         self._function_call_types = {}
         self._value_types = {}
+        # Types of constants (``1``, ``2.5``, ``"x"``), their literal types, and modules.
+        self._constant_types = {}
+        self._literal_types = {}
+        self._module_types = {}
+        self._module_attribute_templates = {}
         super().__init__()
 
     def refresh(self):
@@ -145,6 +163,11 @@ class CUDATypingContext(typing.BaseContext):
         self._overload_choices.clear()
         self._function_call_types.clear()
         self._value_types.clear()
+        self._constant_types.clear()
+        self._literal_types.clear()
+        self._module_types.clear()
+        self._module_attribute_templates.clear()
+        self.generation += 1
         super().refresh()
         # The stamp from *before* refreshing: whatever was registered meanwhile (templates
         # add lowerings while being installed) makes the next refresh run again.
@@ -161,9 +184,14 @@ class CUDATypingContext(typing.BaseContext):
         # those).
         resolve = functools.partial(super().resolve_function_type, func, args, kws)
         if not _answer_is_cacheable(func):
+            self.unremembered += 1
             return resolve()
         key = (func, tuple(args), tuple(kws.items()) if kws else ())
-        return _remembered(self._call_signatures, key, resolve, remember_none=False)
+        # For the intrinsics named by a string (``static_getitem`` of an array, which lowering
+        # does through ``getitem`` ...), "no template answers" is remembered too: Numba's search
+        # then only notes the failure in the frame's cache, which answers ``None`` again.
+        return self._remembered(self._call_signatures, key, resolve,
+                                remember_none=type(func) is str and REMEMBER_MORE)
 
     def resolve_overload(self, key, cases, args, kws, allow_ambiguous=True, unsafe_casting=True,
                          exact_match_required=False):
@@ -176,7 +204,7 @@ class CUDATypingContext(typing.BaseContext):
         choice_key = (key, tuple(cases), tuple(args), tuple(kws.items()) if kws else (),
                       allow_ambiguous, unsafe_casting, exact_match_required)
         # "no case matches" (None) is an answer too
-        return _remembered(self._overload_choices, choice_key, resolve, remember_none=True)
+        return self._remembered(self._overload_choices, choice_key, resolve, remember_none=True)
 
     def function_call_type(self, fnty, args):
         """``fnty.get_call_type(self, args, {})``: what lowering asks of an operator's function
@@ -185,16 +213,32 @@ class CUDATypingContext(typing.BaseContext):
         template search records (``fnty._impl_keys``, which ``get_function`` then reads): set
         again on every remembered answer, as the search would."""
         if type(fnty) is not types.Function:
+            self.unremembered += 1
             return fnty.get_call_type(self, args, {})
 
         def resolve():
             sig = fnty.get_call_type(self, args, {})
             return sig, fnty._impl_keys[sig.args]
 
-        sig, impl_key = _remembered(self._function_call_types, (fnty, tuple(args)), resolve,
-                                    remember_none=False)
+        sig, impl_key = self._remembered(self._function_call_types, (fnty, tuple(args)),
+                                         resolve, remember_none=False)
         fnty._impl_keys[sig.args] = impl_key
         return sig
+
+    def resolve_setitem(self, target, index, value):
+        # Numba's: the function type of ``operator.setitem`` asked directly (not through
+        # ``resolve_function_type``), for every ``a[i] = x`` in every propagation round.
+        if not REMEMBER_MORE:
+            return super().resolve_setitem(target, index, value)
+        assert isinstance(index, types.Type), index
+        fnty = self.resolve_value_type(operator.setitem)
+        return self.function_call_type(fnty, (target, index, value))
+
+    def resolve_delitem(self, target, index):
+        if not REMEMBER_MORE:
+            return super().resolve_delitem(target, index)
+        fnty = self.resolve_value_type(operator.delitem)
+        return self.function_call_type(fnty, (target, index))
 
     def _get_attribute_templates(self, typ):
         # This target's own templates first (the kernel-language families' and cuda-target
@@ -209,15 +253,35 @@ class CUDATypingContext(typing.BaseContext):
         return iter(ours + [t for t in templates if not _is_cuda_template(t)])
 
     def resolve_getattr(self, typ, attr):
-        # Not for modules: a module attribute that is a constant is typed from its current
-        # value, which the program may change between compiles.
+        # A module attribute no template types is a constant, typed from the module's current
+        # value (which the program may change between compiles): only the template search is
+        # remembered for modules.
         if (attr in _REDUCTION_METHOD_NAMES and _REDUCTIONS_FAMILY in _pending_triggers
                 and isinstance(typ, types.Array)):
             _demand_family(self, _REDUCTIONS_FAMILY)
         resolve = functools.partial(super().resolve_getattr, typ, attr)
         if isinstance(typ, types.Module):
-            return resolve()
-        return _remembered(self._attribute_types, (typ, attr), resolve, remember_none=False)
+            if not REMEMBER_MORE:
+                self.unremembered += 1
+                return resolve()
+            templated = self._remembered(
+                self._module_attribute_templates, (typ, attr),
+                functools.partial(self._module_attribute_template_type, typ, attr),
+                remember_none=True)
+            if templated is not None:
+                return templated
+            self.unremembered += 1
+            return self.resolve_module_constants(typ, attr)
+        return self._remembered(self._attribute_types, (typ, attr), resolve, remember_none=False)
+
+    def _module_attribute_template_type(self, typ, attr):
+        """What Numba's ``resolve_getattr`` asks the attribute templates of a module type
+        before typing the attribute's value (``resolve_module_constants``)."""
+        for candidate in (typ, types.unliteral(typ)):
+            out = self.find_matching_getattr_template(candidate, attr)
+            if out and out["return_type"] is not None:
+                return out["return_type"]
+        return None
 
     def load_additional_registries(self):
         from numba.core.typing import cmathdecl, enumdecl
@@ -246,15 +310,65 @@ class CUDATypingContext(typing.BaseContext):
             ty = self._get_global_type(val)
             if ty is not None:
                 return ty
+        elif type(val) in _CONSTANT_KINDS and REMEMBER_MORE:
+            # Every literal number or string of the kernel: typed by the typeof() function
+            # registered for its class (from its value alone), remembered with that function.
+            kind = type(val)
+            return self._remembered(self._constant_types, (kind, val, _TYPEOF.get(kind)),
+                                    functools.partial(super().resolve_value_type, val),
+                                    remember_none=False)
+        elif type(val) is _MODULE and REMEMBER_MORE and _module_type_is_plain(val):
+            # ``cuda``, ``math``, ``np`` ...: typeof() finds no type (a ValueError built each
+            # time) and the global lookup gives ``types.Module(val)``.
+            return self._remembered(self._module_types, val,
+                                    functools.partial(super().resolve_value_type, val),
+                                    remember_none=False)
         elif _value_type_is_fixed(val):
             # Builtin functions (``len``, ``operator.add`` ... for every operator lowered) and
             # kernel-language stubs: Numba's typeof() fails on them (a ValueError built, with
             # its traceback cleared, each time) before the global lookup answers.  The answer
             # for the same object changes only when a refresh installs something.
-            return _remembered(self._value_types, val,
-                               functools.partial(super().resolve_value_type, val),
-                               remember_none=False)
+            return self._remembered(self._value_types, val,
+                                    functools.partial(super().resolve_value_type, val),
+                                    remember_none=False)
+        self.unremembered += 1
         return super().resolve_value_type(val)
+
+    def literal_type(self, value):
+        """``types.maybe_literal(value)``, remembered for ints, bools and strings (with the
+        literal class Numba registered for the value's class)."""
+        kind = type(value)
+        if kind not in _LITERAL_KINDS or not REMEMBER_MORE:
+            return types.maybe_literal(value)
+        key = (kind, value, types.Literal.ctor_map.get(kind))
+        return self._remembered(self._literal_types, key,
+                                functools.partial(types.maybe_literal, value),
+                                remember_none=True)
+
+    def _remembered(self, table, key, resolve, remember_none):
+        """``table[key]``, else ``resolve()`` kept in ``table``.  Errors are never kept; ``None``
+        ("no answer") only with ``remember_none``.  A key with an unhashable part (a literal
+        holding a list ...) is resolved every time.  Whatever is not answered from or kept in
+        the table counts in ``unremembered``."""
+        try:
+            answer = table.get(key, _UNKNOWN)
+        except TypeError:
+            self.unremembered += 1
+            return resolve()
+        if answer is _UNKNOWN:
+            try:
+                answer = resolve()
+            except BaseException:
+                self.unremembered += 1
+                raise
+            if answer is not None or remember_none:
+                if len(table) >= _MAX_REMEMBERED:
+                    table.clear()
+                    self.generation += 1
+                table[key] = answer
+            else:
+                self.unremembered += 1
+        return answer
 
 
 def _is_cuda_template(template):
@@ -272,21 +386,17 @@ _UNKNOWN = object()
 _MAX_REMEMBERED = 20000
 
 
-def _remembered(table, key, resolve, remember_none):
-    """``table[key]``, else ``resolve()`` kept in ``table``.  Errors are never kept; ``None``
-    ("no answer") only with ``remember_none``.  A key with an unhashable part (a literal holding
-    a list ...) is resolved every time."""
-    try:
-        answer = table.get(key, _UNKNOWN)
-    except TypeError:
-        return resolve()
-    if answer is _UNKNOWN:
-        answer = resolve()
-        if answer is not None or remember_none:
-            if len(table) >= _MAX_REMEMBERED:
-                table.clear()
-            table[key] = answer
-    return answer
+#: Constants typed from their value alone (``-0.0 == 0.0`` and ``nan``: all float64).
+_CONSTANT_KINDS = frozenset((int, float, bool, complex, str, type(None)))
+_LITERAL_KINDS = frozenset((int, bool, str))
+_MODULE = type(sys)
+_TYPEOF = typeof_impl.registry
+
+
+def _module_type_is_plain(module):
+    """A module typeof() has no type for (no ``_numba_type_``, no typeof() registered for
+    modules): typed by the global lookup, from the registries alone."""
+    return _TYPEOF.get(_MODULE) is None and getattr(module, "_numba_type_", None) is None
 
 
 def _answer_is_cacheable(func):

@@ -99,6 +99,3 @@ def test_mangled_names_are_numbas():
         for tags, uid in (((), None), (("abc",), 7), (("x=y", "z"), 123)):
             assert (context.mangler("a.b.<locals>.c", cases, abi_tags=tags, uid=uid)
                     == itanium_mangler.mangle("a.b.<locals>.c", cases, abi_tags=tags, uid=uid))
-    from numba_cuda.compiler import target_context
-
-    assert target_context._MANGLED_TYPES
