@@ -159,7 +159,9 @@ f32, f64 = ir.FloatType(), ir.DoubleType()
 def _every_instruction_module(name="every"):
     """A module with every instruction kind ``llvmlite.ir.IRBuilder`` makes, each with and
     without metadata, and the options each one prints (flags, alignment, attributes ...)."""
-    module = ir.Module(name)
+    # (its own context: an identified type made in llvmlite's global one would be printed in
+    # every module printed after it)
+    module = ir.Module(name, context=ir.context.Context())
     module.triple = "nvptx64-nvidia-cuda"
     struct = ir.LiteralStructType([i32, f64, ir.ArrayType(i8, 3)])
     vec = ir.VectorType(f32, 4)
