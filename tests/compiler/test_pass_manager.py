@@ -335,22 +335,3 @@ def test_slices_and_attributes_are_no_array_expressions(cuda):
     assert _rewrite_answers(cuda, slicing_kernel, sig) == {"slicing_kernel": False}
 
 
-def test_the_pipeline_has_numbas_passes_in_numbas_order(cuda):
-    from numba.core.compiler import DefaultPassBuilder
-
-    from numba_cuda.compiler import pipeline
-    from numba_cuda.compiler.target import CUDAFlags
-
-    class State:
-        func_ir = None
-        flags = CUDAFlags()
-
-    state = State()
-    for _ in range(2):  # built, then remembered
-        untyped, typed = pipeline._numba_pass_lists(state)
-        assert list(untyped) == DefaultPassBuilder.define_untyped_pipeline(state).passes
-        assert list(typed) == DefaultPassBuilder.define_typed_pipeline(state).passes
-    state.func_ir = object()  # IR given (with-lifting's main function): no translation
-    untyped, _ = pipeline._numba_pass_lists(state)
-    assert list(untyped) == DefaultPassBuilder.define_untyped_pipeline(state).passes
-    assert len(untyped) < len(pipeline._numba_pass_lists(State())[0])
