@@ -14,9 +14,9 @@ from numba.core.compiler_lock import global_compiler_lock
 from numba.core.compiler_machinery import LoweringPass, register_pass
 from numba.core.target_extension import target_override
 from numba.core.typed_passes import (
-    AnnotateTypes, IRLegalization, NopythonRewrites, PreLowerStripPhis,
+    AnnotateTypes, InlineOverloads, IRLegalization, NopythonRewrites, PreLowerStripPhis,
 )
-from numba.core.untyped_passes import InlineClosureLikes
+from numba.core.untyped_passes import InlineClosureLikes, InlineInlinables
 
 from . import collection_pause, source_files
 from .containers import RejectAllocatingContainers
@@ -27,8 +27,8 @@ from ..common.launch_dims import normalize_launch_bounds
 from .try_blocks import RejectTryBlocks
 from .lowering import CUDALower
 from .pass_manager import (
-    CUDAPassManager, InlineClosureLikesWhenNeeded, NopythonRewritesWhenNeeded,
-    StripPhisBeforeLegalization,
+    CUDAPassManager, InlineClosureLikesWhenNeeded, InlineInlinablesLazily, InlineOverloadsLazily,
+    NopythonRewritesWhenNeeded, StripPhisBeforeLegalization,
 )
 from .target import TARGET_NAME, CUDAFlags, CUDATargetOptions, cuda_target, registered_jit
 
@@ -215,9 +215,10 @@ class CUDABackend(LoweringPass):
         return True
 
 
-#: Numba passes replaced by the same pass behind a "does the IR need it" check, or without
-#: work a later pass repeats (pass_manager).
-_WHEN_NEEDED = {InlineClosureLikes: InlineClosureLikesWhenNeeded,
+#: Numba passes replaced by the same pass behind a "does the IR need it" check, without work a
+#: later pass repeats, or with the inlining worker made when first used (pass_manager).
+_WHEN_NEEDED = {InlineInlinables: InlineInlinablesLazily, InlineOverloads: InlineOverloadsLazily,
+                InlineClosureLikes: InlineClosureLikesWhenNeeded,
                 NopythonRewrites: NopythonRewritesWhenNeeded,
                 PreLowerStripPhis: StripPhisBeforeLegalization}
 

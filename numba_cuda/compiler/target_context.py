@@ -10,12 +10,14 @@ is a ``void`` wrapper taking the flattened arguments (``get_arg_packer``) and ca
 function, marked with ``!nvvm.annotations``.
 """
 
+from collections import ChainMap
 from functools import cached_property
 
 from llvmlite import ir
 
 from numba.core import errors, itanium_mangler, types
 from numba.core.base import BaseContext
+from numba.core.datamodel.manager import DataModelManager
 
 from . import nvvmir
 from .callconv import CUDACallConv  # noqa: F401 - its home was here
@@ -30,7 +32,15 @@ class CUDATargetContext(BaseContext):
 
     _refreshed_stamp = None
 
+    #: Numba's array/string/inlining modules waiting to be imported (``deferred_impls``); None:
+    #: imported (or not deferred)
+    _deferral = None
+    _deferral_decided = False
+
     def __init__(self, typingctx, target="cuda"):
+        # the typing context's triggers for the deferred modules find their state through it
+        if getattr(typingctx, "cuda_target_context", None) is None:
+            typingctx.cuda_target_context = self
         super().__init__(typingctx, target)
 
     #: Batch the refreshes asked for while a refresh runs (see ``refresh``); False gives
@@ -51,6 +61,15 @@ class CUDATargetContext(BaseContext):
         # (Batched per thread: a refresh another thread asks for meanwhile runs as before.)
         import threading
 
+        deferral = self._deferral
+        if deferral is not None and deferral.suppress_refresh:
+            return  # installing the deferred Numba modules (deferred_impls.Deferral.load)
+        if deferral is not None and deferral.pending and not deferral.loading:
+            from .deferred_impls import any_imported
+
+            if any_imported():  # someone imported them: install them where they belong
+                deferral.load()
+                return
         me = threading.get_ident()
         owner = self._refreshing_thread
         if owner == me and self.batch_nested_refreshes:
@@ -79,6 +98,9 @@ class CUDATargetContext(BaseContext):
             return
         super().refresh()
         self._refreshed_stamp = stamp  # from before refreshing: see CUDATypingContext.refresh
+        deferral = self._deferral
+        if deferral is not None and deferral.snapshot is None:
+            deferral.take_snapshot()  # the eager point: the end of the first refresh
 
     # ---- set-up -----------------------------------------------------------------
     def init(self):
@@ -94,8 +116,16 @@ class CUDATargetContext(BaseContext):
     def load_additional_registries(self):
         # Importing these fills Numba's builtin registry (installed by ``refresh``).
         from numba.cpython import enumimpl, iterators, numbers, rangeobj, slicing, tupleobj  # noqa: F401
-        from numba.np import arrayobj  # noqa: F401
-        from numba.np.unsafe import ndarray  # noqa: F401
+
+        if not self._deferral_decided:  # the first refresh: the eager point
+            from . import deferred_impls
+
+            self._deferral_decided = True
+            if deferred_impls.ENABLED and not deferred_impls.any_imported():
+                self._deferral = deferred_impls.Deferral(self)
+        if self._deferral is None:
+            from numba.np import arrayobj  # noqa: F401
+            from numba.np.unsafe import ndarray  # noqa: F401
 
         from .typing_context import family_modules
 
@@ -155,6 +185,9 @@ class CUDATargetContext(BaseContext):
 
         sig = sig.as_function()
         key = fn.get_impl_key(sig) if isinstance(fn, types.Callable) else fn
+        deferral = self._deferral
+        if deferral is not None and deferral.pending:
+            self._settle_deferred("functions", self._defns, key, sig.args)
         try:
             imp = self._defns[key].find(sig.args)
         except errors.NumbaNotImplementedError:
@@ -166,7 +199,38 @@ class CUDATargetContext(BaseContext):
 
         if array_access.has_value_attribute(self, typ, attr):
             return array_access.getattr_from_value
+        deferral = self._deferral
+        if deferral is not None and deferral.pending and not isinstance(typ, types.Module):
+            self._settle_deferred("getattrs", self._getattrs, attr, (typ,))
+            self._settle_deferred("getattrs", self._getattrs, None, (typ,))
         return super().get_getattr(typ, attr)
+
+    def get_setattr(self, attr, sig):
+        deferral = self._deferral
+        if deferral is not None and deferral.pending:
+            self._settle_deferred("setattrs", self._setattrs, attr, tuple(sig.args))
+            self._settle_deferred("setattrs", self._setattrs, None, tuple(sig.args))
+        return super().get_setattr(attr, sig)
+
+    def cast(self, builder, val, fromty, toty):
+        deferral = self._deferral
+        if (deferral is not None and deferral.pending and fromty != toty
+                and toty != types.Any and fromty is not types._undef_var):
+            self._settle_deferred("casts", None, None, (fromty, toty))
+        return super().cast(builder, val, fromty, toty)
+
+    def _settle_deferred(self, kind, selectors, key, actual):
+        """Install the deferred Numba modules first when they could change this lookup."""
+        from numba.core.base import OverloadSelector
+
+        if selectors is None:
+            selector = self._casts if kind == "casts" else self._get_constants
+        else:
+            selector = selectors.get(key)
+            if selector is None:
+                selector = OverloadSelector()
+        if self._deferral.lowering_needs(kind, selector, key, actual):
+            self._deferral.load()
 
     def get_abi_sizeof(self, ty):
         # llvmlite answers by printing the type into a module and parsing it with LLVM (~0.1 ms);
@@ -238,6 +302,9 @@ class CUDATargetContext(BaseContext):
         pointer; answering here keeps it out regardless of registration order."""
         if isinstance(ty, types.Dispatcher):
             return self.get_dummy_value()
+        deferral = self._deferral
+        if deferral is not None and deferral.pending:
+            self._settle_deferred("constants", None, None, (ty,))
         from ..lang.stubs import ValueStub
 
         if isinstance(val, ValueStub):
@@ -417,10 +484,26 @@ def cuda_data_model_manager():
 
         from .typing_context import family_modules
 
-        manager = datamodel.DataModelManager().chain(datamodel.default_manager)
+        manager = _CUDADataModelManager(ChainMap({}, datamodel.default_manager._handlers))
         for module in family_modules():
             hook = getattr(module, "register_data_models", None)
             if hook is not None:
                 hook(manager)
         _DATA_MODEL_MANAGER = manager
     return _DATA_MODEL_MANAGER
+
+
+class _CUDADataModelManager(DataModelManager):
+    """Numba's chained manager (``DataModelManager().chain(default_manager)``) that imports the
+    deferred Numba modules (``deferred_impls``) when asked for a model only they register."""
+
+    def lookup(self, fetype):
+        try:
+            return super().lookup(fetype)
+        except KeyError:
+            from . import deferred_impls
+
+            if deferred_impls.any_imported() or not deferred_impls.model_is_deferred(fetype):
+                raise
+            deferred_impls.import_all()  # the contexts install them at their next lookup
+            return super().lookup(fetype)
