@@ -98,9 +98,13 @@ def add_one(a, b):
         a[i] = b[i] + 1
 
 cuda.compile_ptx(add_one, void(float32[::1], float32[::1]), cc=(9, 0))
-_done(loaded=_loaded())
+_done(loaded=_loaded(),
+      cffi=[m for m in ("cffi", "numba.core.typing.cffi_utils") if m in sys.modules])
 """, True)
     assert out["loaded"] == []
+    # typeof() is not asked about the ``cuda`` module or the stubs (it imports cffi_utils, and
+    # cffi when installed, before failing for them)
+    assert out["cffi"] == []
 
 
 def test_corpus_same_ir_and_ptx_as_eager(run_python):
@@ -296,3 +300,22 @@ print(f(np.arange(4)))
 """)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().splitlines()[-1] == "(10, 'X')"
+
+
+def test_lowering_registered_before_the_first_compile_loses_as_in_eager(run_python):
+    # registered before the eager point, the same signature is then registered again by
+    # Numba's arrayobj, which takes precedence: with the deferral too
+    deferred, eager = _both(run_python, KERNELS + """
+from numba.core.imputils import lower_getattr
+
+@lower_getattr(types.Array, "itemsize")
+def itemsize_42(context, builder, typ, value):
+    return context.get_constant(types.intp, 42)
+
+def uses_itemsize(a):
+    a[0] = a.itemsize
+
+cuda.compile_ptx(uses_itemsize, void(int64[::1]), cc=(9, 0))
+_done()
+""")
+    assert ", 42;" not in deferred["programs"][-1]["ptx"]  # Numba's: the array's itemsize field
