@@ -40,7 +40,7 @@ from collections import defaultdict
 from numba.core import (
     byteflow, config, errors, interpreter, ir, postproc, rewrites, ssa, transforms,
 )
-from numba.core.compiler_machinery import FunctionPass
+
 from numba.core.interpreter import (
     Interpreter, peep_hole_call_function_ex_to_call_function_kw, peep_hole_delete_with_exit,
     peep_hole_fuse_dict_add_updates, peep_hole_list_to_tuple, peep_hole_split_at_pop_block,
@@ -52,7 +52,7 @@ from numba.core.untyped_passes import (
 from numba.core.utils import PYVERSION
 from numba.misc.special import literal_unroll
 
-from .pass_manager import register_replacement
+from .pass_manager import InlineOverloadsLazily, register_replacement
 
 
 # ---- post-processing without the lifetimes ----------------------------------------------------
@@ -497,8 +497,9 @@ _TYPES_WITHOUT_TEMPLATES = set()
 
 
 @_register
-class InlineOverloadsWhenNeeded(InlineOverloads):
-    """Numba's ``InlineOverloads``, run only when ``overloads_to_inline``."""
+class InlineOverloadsWhenNeeded(InlineOverloadsLazily):
+    """Numba's ``InlineOverloads`` (with the inlining worker made on first use, see
+    ``pass_manager.InlineOverloadsLazily``), run only when ``overloads_to_inline``."""
 
     _name = InlineOverloads._name
 

@@ -26,8 +26,8 @@ from numba.core import errors, event, ir, types
 from numba.core.compiler_lock import global_compiler_lock
 from numba.core.compiler_machinery import FunctionPass, PassManager, pass_timings, register_pass
 from numba.core.ir_utils import enforce_no_dels
-from numba.core.typed_passes import NopythonRewrites, PreLowerStripPhis
-from numba.core.untyped_passes import InlineClosureLikes
+from numba.core.typed_passes import InlineOverloads, NopythonRewrites, PreLowerStripPhis
+from numba.core.untyped_passes import InlineClosureLikes, InlineInlinables
 
 _RUN_PASS_EVENT = "numba:run_pass"
 _COMPILER_LOCK_EVENT = "numba:compiler_lock"
@@ -294,7 +294,100 @@ InlineClosureLikesWhenNeeded = run_when_needed(
     lambda state: closure_likes_present(state.func_ir))
 NopythonRewritesWhenNeeded = run_when_needed(
     NopythonRewrites, "cuda_nopython_rewrites",
-    lambda state: post_inference_rewrites_apply(state))
+    lambda state: _with_deferred_modules(state, post_inference_rewrites_apply(state)))
+
+
+def _with_deferred_modules(state, needed):
+    """Numba's after-inference rewrites include ``RewriteArrayOfConsts`` once
+    ``numba.core.inline_closurecall`` is imported, as it is from a process's first compile on
+    without the deferral (``deferred_impls``): install the deferred modules before they run."""
+    if needed:
+        from .deferred_impls import load_for
+
+        load_for(state.targetctx)
+    return needed
+
+
+# ---- the inlining passes, with the worker made when something is inlined ---------------------
+# Numba's two passes import numba.core.inline_closurecall (and with it numba.np.arrayobj, the
+# string modules ...: ~40 ms of a first compile) to build an ``InlineWorker`` for every function,
+# used only to inline a call.  These run Numba's passes with a ``deferred_impls.LazyInlineWorker``
+# in its place (which installs the deferred modules when first used); the rest of each
+# ``run_pass`` is Numba's, unchanged.
+
+@register_pass(mutates_CFG=True, analysis_only=False)
+class InlineInlinablesLazily(InlineInlinables):
+    """Numba's ``InlineInlinables`` with the inlining worker made on first use."""
+
+    _name = "cuda_inline_inlinables"
+
+    def run_pass(self, state):
+        from numba.core import postproc
+        from numba.core.analysis import compute_cfg_from_blocks
+        from numba.core.ir_utils import guard, simplify_CFG
+
+        from .deferred_impls import LazyInlineWorker
+
+        if self._DEBUG:  # Numba's debugging output: Numba's pass
+            return super().run_pass(state)
+        inline_worker = LazyInlineWorker(state, state.typingctx, state.targetctx, state.locals,
+                                         state.pipeline, state.flags, validator=True)
+        modified = False
+        work_list = list(state.func_ir.blocks.items())
+        while work_list:
+            label, block = work_list.pop()
+            for i, instr in enumerate(block.body):
+                if isinstance(instr, ir.Assign):
+                    expr = instr.value
+                    if isinstance(expr, ir.Expr) and expr.op == "call":
+                        if guard(self._do_work, state, work_list, block, i, expr, inline_worker):
+                            modified = True
+                            break  # because block structure changed
+        if modified:
+            cfg = compute_cfg_from_blocks(state.func_ir.blocks)
+            for dead in cfg.dead_nodes():
+                del state.func_ir.blocks[dead]
+            postproc.PostProcessor(state.func_ir).run()
+            state.func_ir.blocks = simplify_CFG(state.func_ir.blocks)
+        return True
+
+
+@register_pass(mutates_CFG=True, analysis_only=False)
+class InlineOverloadsLazily(InlineOverloads):
+    """Numba's ``InlineOverloads`` with the inlining worker made on first use."""
+
+    _name = "cuda_inline_overloads"
+
+    def run_pass(self, state):
+        from numba.core.analysis import compute_cfg_from_blocks
+        from numba.core.ir_utils import dead_code_elimination, guard, simplify_CFG
+
+        from .deferred_impls import LazyInlineWorker
+
+        if self._DEBUG:
+            return super().run_pass(state)
+        inline_worker = LazyInlineWorker(state, state.typingctx, state.targetctx, state.locals,
+                                         state.pipeline, state.flags, validator=True,
+                                         typemap=state.typemap, calltypes=state.calltypes)
+        modified = False
+        work_list = list(state.func_ir.blocks.items())
+        while work_list:
+            label, block = work_list.pop()
+            for i, instr in enumerate(block.body):
+                if isinstance(instr, ir.Assign):
+                    expr = instr.value
+                    if isinstance(expr, ir.Expr):
+                        if guard(self._do_work_expr, state, work_list, block, i, expr,
+                                 inline_worker):
+                            modified = True
+                            break  # because block structure changed
+        if modified:
+            cfg = compute_cfg_from_blocks(state.func_ir.blocks)
+            for dead in cfg.dead_nodes():
+                del state.func_ir.blocks[dead]
+            dead_code_elimination(state.func_ir, typemap=state.typemap)
+            state.func_ir.blocks = simplify_CFG(state.func_ir.blocks)
+        return True
 
 
 @register_pass(mutates_CFG=True, analysis_only=False)
