@@ -40,7 +40,6 @@ from collections import defaultdict
 from numba.core import (
     byteflow, config, errors, interpreter, ir, postproc, rewrites, ssa, transforms,
 )
-
 from numba.core.interpreter import (
     Interpreter, peep_hole_call_function_ex_to_call_function_kw, peep_hole_delete_with_exit,
     peep_hole_fuse_dict_add_updates, peep_hole_list_to_tuple, peep_hole_split_at_pop_block,
