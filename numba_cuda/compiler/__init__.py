@@ -10,7 +10,7 @@ Modules, each named for what it holds:
 * ``kernel_wrapper``  -- kernel wrappers reused as text templates (one per signature kind)
 * ``codelibrary``     -- code library and codegen holding NVVM IR text (never an LLVM backend)
 * ``nvvmir``          -- NVVM data layout, ``!nvvmir.version``, kernel annotations, LLVM-7 reader fixes
-* ``nvvm``            -- libNVVM (through ``toolkit.libnvvm``, ctypes); libdevice; NvvmError
+* ``nvvm``            -- libNVVM through ``cuda.bindings.nvvm``; libdevice; NvvmError
 * ``capability``      -- compute capabilities: supported set, default, validation
 * ``libdevice``       -- hook for the kernel language: emit calls to ``__nv_*`` libdevice functions
 * ``pipeline``        -- compiler pipeline, ``compile_cuda``, ``CUDACompileResult``

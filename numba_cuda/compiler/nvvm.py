@@ -1,5 +1,4 @@
-"""libNVVM, through ``numba_cuda.toolkit.libnvvm`` (ctypes), on exactly the library toolkit
-discovery chose.
+"""libNVVM, through ``cuda.bindings.nvvm``, loading exactly the library toolkit discovery chose.
 
 ``compile_ir(modules, arch=..., options=...)`` turns NVVM IR text into PTX (or LTO-IR with
 ``gen_lto=True``); libdevice is added with NVVM's lazy-add call so that only the ``__nv_*``
@@ -28,8 +27,7 @@ _bindings_lock = threading.Lock()
 
 
 def bindings():
-    """libNVVM's API (a ``toolkit.libnvvm.LibNVVM``, with ``cuda.bindings.nvvm``'s call names),
-    bound to the libNVVM that toolkit discovery chose.
+    """The ``cuda.bindings.nvvm`` module, bound to the libNVVM that toolkit discovery chose.
 
     Loaded once per process; a thread that asks while another one is loading waits for it
     (see ``prepare_in_background``).  A failure is not remembered: the next call raises again."""
@@ -45,14 +43,18 @@ def bindings():
 
 def _load_bindings():
     from .. import toolkit
-    from ..toolkit.libnvvm import LibNVVM
-    from ..toolkit.loading import library_handle
 
-    # toolkit.load_library dlopens the chosen libnvvm by absolute path (or adopts the copy
-    # already in the process); the ctypes binding calls exactly that library.
-    path = toolkit.load_library("nvvm")
+    # dlopen the chosen libnvvm by absolute path first: cuda-bindings (through cuda-pathfinder)
+    # then uses the already-loaded library instead of searching on its own.
+    toolkit.load_library("nvvm")
     try:
-        nvvm = LibNVVM(library_handle("nvvm", path))
+        from cuda.bindings import nvvm
+    except ImportError as exc:  # pragma: no cover - cuda-bindings is a dependency
+        raise ToolkitError(
+            f"cuda.bindings.nvvm cannot be imported ({exc}); install cuda-bindings "
+            "(pip install 'numba-cuda[cu13]' or 'numba-cuda[cu12]')"
+        ).with_cause(exc) from None
+    try:
         nvvm.version()
     except Exception as exc:  # noqa: BLE001 - any failure here means NVVM is unusable
         raise ToolkitError(f"libNVVM was found but cannot be used: {exc}").with_cause(exc) from None
@@ -86,7 +88,7 @@ def libdevice_bitcode():
 
 
 class BackgroundPreparation:
-    """Loads libNVVM (toolkit discovery, ``dlopen``, binding its functions, version
+    """Loads libNVVM (toolkit discovery, ``dlopen``, the ``cuda.bindings`` import, version
     queries) and runs ``work`` on a helper thread, so that this per-process
     start-up overlaps the Numba front end running on the caller's thread.  Errors are not
     raised there: the caller repeats the same (then cached) calls after ``join()`` and gets

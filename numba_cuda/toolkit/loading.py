@@ -144,21 +144,6 @@ def load_library(name):
         return path
 
 
-def library_handle(name, path):
-    """The ``ctypes.CDLL`` of the loaded library ``name`` at ``path`` (what :func:`load_library`
-    returned): the handle it opened, or, for a copy another package had already loaded, a handle
-    on that copy (``dlopen`` of a loaded file returns the same library)."""
-    with _lock:
-        entry = _loaded.get(name)
-        if entry is not None and entry[0] == path and entry[1] is not None:
-            return entry[1]
-        handle = ctypes.CDLL(path, mode=0 if sys.platform.startswith("win")
-                             else os.RTLD_GLOBAL | getattr(os, "RTLD_NOW", 2))
-        if entry is not None and entry[0] == path:
-            _loaded[name] = (path, handle)
-        return handle
-
-
 def _preload_nvrtc_builtins(folder, mode):
     """Load NVRTC's builtins library from the same folder, so that NVRTC cannot
     pick another copy from the loader's search path."""
@@ -225,10 +210,8 @@ def _check_loaded_version(tk, comp):
             major, minor = nvjitlink.version()
             comp.loaded_version = f"{major}.{minor}"
         elif name == "nvvm":
-            # our own ctypes binding (libnvvm), which the compiler uses: no cuda.bindings import
-            from .libnvvm import LibNVVM
+            from cuda.bindings import nvvm
 
-            nvvm = LibNVVM(library_handle(name, comp.path))
             major, minor = nvvm.version()
             ir = nvvm.ir_version()
             comp.loaded_version = f"NVVM {major}.{minor} (IR {ir[0]}.{ir[1]})"
@@ -237,8 +220,7 @@ def _check_loaded_version(tk, comp):
             return
     except Exception as exc:  # noqa: BLE001 - never leak a binding's traceback
         _loaded.pop(name, None)
-        user = "numba-cuda" if name == "nvvm" else "cuda-bindings"
-        _fail(name, f"{DESCRIPTIONS[name]} at {comp.path} was loaded, but {user} could not "
+        _fail(name, f"{DESCRIPTIONS[name]} at {comp.path} was loaded, but cuda-bindings could not "
                     f"use it: {type(exc).__name__}: {exc}", exc)
     if tk.cuda_major and major != tk.cuda_major:
         _fail(name, f"{DESCRIPTIONS[name]} at {comp.path} reports CUDA {major}.{minor}, but the "
