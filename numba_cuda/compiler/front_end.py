@@ -733,6 +733,8 @@ class CUDAInterpreter(Interpreter):
         return func_ir
 
 
+#: ``ir.Expr.infer_constant`` as Numba defines it: it raises ``ConstantInferenceError``,
+#: whatever the expression (tests/compiler/test_front_end.py checks it)
 _EXPR_INFER_CONSTANT = ir.Expr.infer_constant
 
 
@@ -749,25 +751,9 @@ class ConstantInference(consts.ConstantInference):
                 defn = self._func_ir.get_definition(name)
             except KeyError:
                 defn = None
-            if (type(defn) is ir.Expr and type(defn).infer_constant is _EXPR_INFER_CONSTANT
-                    and _EXPR_INFER_CONSTANT is _NUMBAS_EXPR_INFER_CONSTANT):
+            if type(defn) is ir.Expr and ir.Expr.infer_constant is _EXPR_INFER_CONSTANT:
                 return self._infer_expr(defn)
         return super()._do_infer(name)
-
-
-def _expr_infer_constant_always_raises():
-    from numba.core.errors import ConstantInferenceError
-
-    loc = ir.Loc("<cuda probe>", 1)
-    try:
-        _EXPR_INFER_CONSTANT(ir.Expr.build_tuple([], loc))
-    except ConstantInferenceError:
-        return _EXPR_INFER_CONSTANT
-    return None
-
-
-#: ``ir.Expr.infer_constant`` as this module found it (None if it did not raise)
-_NUMBAS_EXPR_INFER_CONSTANT = _expr_infer_constant_always_raises()
 
 
 def use_quick_constant_inference(func_ir):

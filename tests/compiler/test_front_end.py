@@ -666,4 +666,19 @@ def test_translated_ir_gets_the_quick_constant_inference(cuda, monkeypatch):
     monkeypatch.setattr(pipeline.CUDANativeLowering, "run_pass", recording)
     cuda.compile_ptx(static_getitem_and_power, void(float64[::1], float64[::1]), cc=CC)
     assert seen[-1] is front_end.ConstantInference
-    assert front_end._NUMBAS_EXPR_INFER_CONSTANT is not None
+
+
+def test_numbas_expression_constant_inference_always_fails():
+    # what ConstantInference relies on to infer an expression straight away
+    from numba.core.errors import ConstantInferenceError
+
+    from numba_cuda.compiler import front_end
+
+    assert ir.Expr.infer_constant is front_end._EXPR_INFER_CONSTANT
+    loc = ir.Loc("f.py", 1)
+    scope = ir.Scope(None, loc)
+    a = scope.define("a", loc)
+    for expr in (ir.Expr.build_tuple([], loc), ir.Expr.getattr(a, "x", loc),
+                 ir.Expr.call(a, (), (), loc), ir.Expr.binop(__import__("operator").add, a, a, loc)):
+        with pytest.raises(ConstantInferenceError):
+            expr.infer_constant()
