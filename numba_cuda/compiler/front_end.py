@@ -29,6 +29,11 @@ pass; ``tests/compiler/test_front_end.py`` checks that the IR reaching lowering 
   once, without ``list_vars``' intermediate lists (``var_names``), for the use/def maps and the
   del placement; SSA reconstruction finds its violators the same way.
 
+* **Constant inference** (``func_ir.infer_constant``, which the rewrites, branch pruning and
+  typing ask) infers a variable defined by an expression without first calling
+  ``ir.Expr.infer_constant``, which always raises an error whose message (the expression and
+  its source lines) Numba then drops (``ConstantInference``, given to the translated IR).
+
 * **Passes with nothing to do.**  ``WithLifting`` without an ``ir.EnterWith``, and
   ``InlineOverloads`` while no overload template that can inline has typed a use
   (``overloads_to_inline``), change nothing: they are not run.
@@ -38,7 +43,7 @@ import logging
 from collections import defaultdict
 
 from numba.core import (
-    byteflow, config, errors, interpreter, ir, postproc, rewrites, ssa, transforms,
+    byteflow, config, consts, errors, interpreter, ir, postproc, rewrites, ssa, transforms,
 )
 from numba.core.interpreter import (
     Interpreter, peep_hole_call_function_ex_to_call_function_kw, peep_hole_delete_with_exit,
@@ -721,15 +726,46 @@ class CUDAInterpreter(Interpreter):
         return func_ir
 
 
+#: ``ir.Expr.infer_constant`` as Numba defines it: it raises ``ConstantInferenceError``,
+#: whatever the expression (tests/compiler/test_front_end.py checks it)
+_EXPR_INFER_CONSTANT = ir.Expr.infer_constant
+
+
+class ConstantInference(consts.ConstantInference):
+    """Numba's constant inference (``func_ir.infer_constant``), which for a variable defined by
+    an expression first calls ``ir.Expr.infer_constant`` -- that always raises, formatting the
+    expression and reading its source lines for the message -- and then, catching it, infers
+    the expression (``_infer_expr``): here the expression is inferred straight away.  The same
+    answers, the same cache."""
+
+    def _do_infer(self, name):
+        if isinstance(name, str):
+            try:
+                defn = self._func_ir.get_definition(name)
+            except KeyError:
+                defn = None
+            if type(defn) is ir.Expr and ir.Expr.infer_constant is _EXPR_INFER_CONSTANT:
+                return self._infer_expr(defn)
+        return super()._do_infer(name)
+
+
+def use_quick_constant_inference(func_ir):
+    """Give ``func_ir`` ``ConstantInference`` (its cache kept) in place of Numba's."""
+    if type(func_ir._consts) is consts.ConstantInference:
+        func_ir._consts.__class__ = ConstantInference
+
+
 @_register
 class TranslateBytecodeQuickly(TranslateByteCode):
-    """Numba's ``TranslateByteCode`` with ``CUDAInterpreter``."""
+    """Numba's ``TranslateByteCode`` with ``CUDAInterpreter``; the IR gets
+    ``ConstantInference``."""
 
     _name = TranslateByteCode._name
 
     def run_pass(self, state):
         interp = CUDAInterpreter(state["func_id"])
         state["func_ir"] = interp.interpret(state["bc"])
+        use_quick_constant_inference(state["func_ir"])
         return True
 
 

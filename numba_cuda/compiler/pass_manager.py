@@ -51,9 +51,12 @@ def _lock_already_held():
     acquire/release events?  (Then re-entering it for every pass, as Numba's pass manager does,
     changes nothing: the lock is re-entrant.)"""
     try:
-        held = global_compiler_lock.is_locked()
-    except Exception:  # noqa: BLE001 - a Numba without it: take the lock as Numba does
-        return False
+        held = global_compiler_lock._lock._is_owned()  # what is_locked() asks (an RLock)
+    except AttributeError:
+        try:
+            held = global_compiler_lock.is_locked()
+        except Exception:  # noqa: BLE001 - a Numba without it: take the lock as Numba does
+            return False
     return held and not _has_listeners(_COMPILER_LOCK_EVENT)
 
 
