@@ -341,12 +341,12 @@ class CUDATargetContext(BaseContext):
             return ty.get_abi_size(self.target_data)
         return ty.get_abi_alignment(self.target_data)
 
-    @property
+    @cached_property
     def nonconst_module_attrs(self):
         """``cuda.laneid``/``cuda.warpsize`` ... read special registers, so Numba must not fold
         them as module constants.  Families add names with a ``NONCONST_MODULE_ATTRS`` tuple.
-        (Made once per list of family modules: every function is lowered by a fresh subtarget,
-        a copy of this context, which would otherwise make it again for each module getattr.)"""
+        (Kept per context as before, and made once per list of family modules: every function
+        is lowered by a fresh subtarget, a copy of this context, which made it again.)"""
         from .typing_context import family_modules
 
         modules = family_modules()
