@@ -391,7 +391,7 @@ class FastNameScope(_NameScope):
             while name in used:
                 ident = counters[basename] + 1
                 counters[basename] = ident
-                name = "{0}.{1}".format(basename, ident)
+                name = f"{basename}.{ident}"  # (str.format's text: both are str/int)
         used.add(name)
         return name
 

@@ -10,6 +10,7 @@ is a ``void`` wrapper taking the flattened arguments (``get_arg_packer``) and ca
 function, marked with ``!nvvm.annotations``.
 """
 
+import copyreg
 from collections import ChainMap
 from functools import cached_property
 
@@ -78,6 +79,16 @@ def mangle(name, argtypes, abi_tags=(), uid=None):
     else:
         ident = parts[0] + extras
     return itanium_mangler.PREFIX + ident + args
+
+
+def _plainly_copied(cls):
+    """Does ``copy.copy`` copy instances of ``cls`` as a new instance updated with the old one's
+    ``__dict__`` (no ``__copy__``, reduce, ``__getstate__``/``__setstate__`` of its own, no
+    slots)?"""
+    return (getattr(cls, "__copy__", None) is None and cls.__reduce_ex__ is object.__reduce_ex__
+            and cls.__reduce__ is object.__reduce__ and not hasattr(cls, "__setstate__")
+            and getattr(cls, "__getstate__", object.__getstate__) is object.__getstate__
+            and "__slots__" not in cls.__dict__ and cls not in copyreg.dispatch_table)
 
 
 #: family modules -> ``CUDATargetContext.nonconst_module_attrs``
@@ -241,6 +252,24 @@ class CUDATargetContext(BaseContext):
             self._target_data = ll.create_target_data(nvvmir.DATA_LAYOUT)
         return self._target_data
 
+    def subtarget(self, **kws):
+        # Numba's ``subtarget``: a shallow copy with some attributes set (every compile makes
+        # one, and every function lowered another).  ``copy.copy`` of a plain object is a new
+        # instance of its class holding the same attribute dictionary entries; made directly,
+        # without the reduce protocol.  A class with its own copy or pickle hooks takes Numba's.
+        cls = type(self)
+        if not _plainly_copied(cls):
+            return super().subtarget(**kws)
+        obj = cls.__new__(cls)
+        obj.__dict__.update(self.__dict__)
+        for name, value in kws.items():
+            if not hasattr(obj, name):
+                raise NameError("unknown option {0!r}".format(name))
+            setattr(obj, name, value)
+        if obj.codegen() is not self.codegen():
+            obj.cached_internal_func = {}
+        return obj
+
     def get_function(self, fn, sig, _firstcall=True):
         # Numba's lookup, with a bound implementation that does not re-inspect the
         # implementation's signature on every call (see ``implementations``); the rarer paths
@@ -375,12 +404,12 @@ class CUDATargetContext(BaseContext):
             return ty.get_abi_size(self.target_data)
         return ty.get_abi_alignment(self.target_data)
 
-    @property
+    @cached_property
     def nonconst_module_attrs(self):
         """``cuda.laneid``/``cuda.warpsize`` ... read special registers, so Numba must not fold
         them as module constants.  Families add names with a ``NONCONST_MODULE_ATTRS`` tuple.
-        (Made once per list of family modules: every function is lowered by a fresh subtarget,
-        a copy of this context, which would otherwise make it again for each module getattr.)"""
+        (Kept per context as before, and made once per list of family modules: every function
+        is lowered by a fresh subtarget, a copy of this context, which made it again.)"""
         from .typing_context import family_modules
 
         modules = family_modules()
