@@ -323,10 +323,8 @@ class _SettlingNetwork(typeinfer.ConstraintNetwork):
             memos.extend([None] * (len(constraints) - len(memos)))
         fixer = typeinfer_.warnings
         recording = _Recording(fixer._category)
-        recording.open()
+        opened = False  # the recording is opened for the first constraint that runs
         module = warnings
-        log, filters, entries, show, impl = (recording.log, recording.filters, recording.entries,
-                                             recording.show, recording.impl)
         try:
             for index, constraint in enumerate(constraints):
                 memo = memos[index]
@@ -338,6 +336,12 @@ class _SettlingNetwork(typeinfer.ConstraintNetwork):
                         else:
                             continue
                     memos[index] = None
+                if not opened:
+                    recording.open()
+                    opened = True
+                    log, filters, entries, show, impl = (
+                        recording.log, recording.filters, recording.entries, recording.show,
+                        recording.impl)
                 settling = type(constraint) in _SETTLING
                 if settling:
                     reads = typevars.reads = {}
