@@ -10,7 +10,8 @@ folds its arguments, resolves the callee again and enters three error contexts a
 run that provably has no further effect unless one of the type variables it read changes:
 
 * the constraint is one of Numba's own kinds whose work is a function of the types it reads
-  (``_SETTLING``) -- a third party's constraint, an argument, a ``print`` ... always runs;
+  (``_SETTLING``) -- a third party's constraint, a ``print``, a container build ... always
+  runs;
 * the run raised nothing, emitted no warning, and every resolution it asked of the typing
   context was answered from (or kept in) the context's tables of remembered answers
   (``CUDATypingContext.unremembered`` unchanged): another run would get the same answers
@@ -26,8 +27,23 @@ signature.  The rounds therefore see the same type variables as Numba's, end at 
 round, and the last one reports the same errors (a failing constraint is never settled).
 Writes (``add_type``, ``copy_type``'s destination, ``lock_type``) are not reads.
 
+Besides, with the same effects as Numba's code:
+
+* one ``warnings.catch_warnings(record=True)`` (``_Recording``) stands for the one Numba enters
+  around each constraint, for as long as no constraint records a warning or changes the
+  warnings filters (then it is closed, the warnings handled as Numba handles them, and a fresh
+  one opened);
+* calls of plain function types, assignments and attribute constraints run by subclasses of
+  Numba's constraints (``_IntrinsicCall``, ``_Call``, ``_Propagate``, ``_GetAttr``) that enter
+  and leave Numba's error contexts without generators, and skip, for a ``types.Function``
+  callee, the steps of ``CallConstraint.resolve`` that cannot apply to it;
+* ``unify`` checks the variables without a call each (Numba's ``unify`` if one fails), the
+  state token is built without sorting, constants and globals get their literal types from the
+  context's remembered ones.
+
 ``CUDATypeInference`` is Numba's ``NopythonTypeInference`` pass driving this inferer;
-``SETTLE = False`` makes it use Numba's ``TypeInferer`` (tests compare the two).
+``SETTLE = False`` makes it use Numba's ``TypeInferer`` (tests compare the two:
+``tests/compiler/test_type_inference.py``).
 """
 
 import abc
@@ -218,7 +234,8 @@ _FASTER = {typeinfer.Propagate: _Propagate, typeinfer.GetAttrConstraint: _GetAtt
 #: Numba's constraints whose run depends only on the type variables they read and on the typing
 #: context's answers (exact classes; subclasses may do anything).
 _SETTLING = frozenset((
-    typeinfer.Propagate, typeinfer.ArgConstraint, typeinfer.CallConstraint, typeinfer.IntrinsicCallConstraint,
+    typeinfer.Propagate, typeinfer.ArgConstraint, typeinfer.CallConstraint,
+    typeinfer.IntrinsicCallConstraint,
     typeinfer.GetAttrConstraint, typeinfer.SetItemConstraint, typeinfer.StaticSetItemConstraint,
     typeinfer.StaticGetItemConstraint, typeinfer.TypedGetItemConstraint,
     typeinfer.BuildTupleConstraint, typeinfer.ExhaustIterConstraint,
