@@ -281,8 +281,8 @@ class _Recording:
     """One ``warnings.catch_warnings(record=True)`` with Numba's ``always`` filter for the
     fixer's category, standing for the one Numba enters and leaves around every constraint
     (``WarningsFixer.catch_warnings``) for as long as no constraint changed what it set up:
-    ``intact()`` after a constraint says so -- nothing recorded, the same filters (the list
-    and its entries), the same ``showwarning`` and recorder -- and otherwise the recording is
+    the network's check after each constraint says so -- nothing recorded, the same filters
+    (the list and its entries), the same ``showwarning`` and recorder -- and otherwise it is
     closed, what it caught handled as Numba handles it, and a fresh one opened for the next
     constraint.  The warnings module then does for each constraint what it does under Numba's
     per-constraint context: a warning is recorded (or filtered, or raised) under the same
@@ -302,12 +302,6 @@ class _Recording:
         self.show = warnings.showwarning
         # what records (``log.append``); without it (another Python), never intact
         self.impl = getattr(warnings, "_showwarnmsg_impl", None)
-
-    def intact(self):
-        return (not self.log and warnings.filters is self.filters
-                and warnings.showwarning is self.show and self.impl is not None
-                and getattr(warnings, "_showwarnmsg_impl", None) is self.impl
-                and self.filters == self.entries)
 
     def close(self, *exc_info):
         context, self.context = self.context, None
@@ -330,7 +324,7 @@ class _SettlingNetwork(typeinfer.ConstraintNetwork):
     def propagate(self, typeinfer_):
         # Numba's ConstraintNetwork.propagate, skipping settled constraints (module docstring)
         # and entering one warnings recording for as long as the constraints leave it as it was
-        # (``_Recording``; its ``intact()`` is spelt out below).
+        # (``_Recording``: the check after each constraint below).
         errors_ = []
         typevars = typeinfer_.typevars
         context = typeinfer_.context
