@@ -25,7 +25,10 @@ same type object and the context has not dropped its remembered answers (``gener
 run would add the types it added before, which unification absorbs, and record the same
 signature.  The rounds therefore see the same type variables as Numba's, end at the same
 round, and the last one reports the same errors (a failing constraint is never settled).
-Writes (``add_type``, ``copy_type``'s destination, ``lock_type``) are not reads.
+Writes (``add_type``, ``copy_type``'s destination, ``lock_type``) are not reads.  What else a
+skipped run would do is done instead: it enters its error context (``errors.loc_info`` notes
+its location) and sets its entries of ``refine_map`` (the constraint to notify when a variable
+is refined: the last one to set it wins).
 
 Besides, with the same effects as Numba's code:
 
@@ -260,6 +263,20 @@ class _TypeVars(typeinfer.TypeVarMap):
         return tv
 
 
+class _RefineMap(dict):
+    """Numba's ``refine_map`` (variable -> the constraint to notify when it is refined), noting
+    the entries a constraint sets while ``writes`` is a list: a settled constraint's run would
+    set them again (the last constraint to set one wins), so skipping it sets them."""
+
+    writes = None
+
+    def __setitem__(self, key, value):
+        writes = self.writes
+        if writes is not None:
+            writes.append((key, value))
+        dict.__setitem__(self, key, value)
+
+
 class _Warnings(errors.WarningsFixer):
     """Numba's warnings fixer; ``keep`` is what its ``catch_warnings`` does with the warnings
     it caught."""
@@ -329,6 +346,7 @@ class _SettlingNetwork(typeinfer.ConstraintNetwork):
         typevars = typeinfer_.typevars
         context = typeinfer_.context
         constraints = self.constraints
+        refine_map = typeinfer_.refine_map
         memos = self._settled
         if len(memos) < len(constraints):
             memos.extend([None] * (len(constraints) - len(memos)))
@@ -345,6 +363,11 @@ class _SettlingNetwork(typeinfer.ConstraintNetwork):
                             if tv.type is not ty:
                                 break
                         else:
+                            # what its run would do besides: enter its error context (which
+                            # notes its location) and set its refine_map entries
+                            _enter_error_context(constraint.loc)
+                            for key, value in memo[2]:
+                                dict.__setitem__(refine_map, key, value)
                             continue
                     memos[index] = None
                 if not opened:
@@ -356,6 +379,7 @@ class _SettlingNetwork(typeinfer.ConstraintNetwork):
                 settling = type(constraint) in _SETTLING
                 if settling:
                     reads = typevars.reads = {}
+                    refined = refine_map.writes = []
                     asked = context.unremembered
                     asked_here = typeinfer_.unremembered
                     generation = context.generation
@@ -372,6 +396,7 @@ class _SettlingNetwork(typeinfer.ConstraintNetwork):
                     errors_.append(utils.chain_exception(new_exc, e))
                 finally:
                     typevars.reads = None
+                    refine_map.writes = None
                 caught = False
                 if (log or impl is None or module.filters is not filters
                         or module.showwarning is not show
@@ -392,7 +417,10 @@ class _SettlingNetwork(typeinfer.ConstraintNetwork):
                         if tv.type is not ty:
                             break
                     else:
-                        memos[index] = (generation, read)
+                        # (an entry naming another constraint was set by someone else's
+                        # refinement hook, which a further run would not call: not settled)
+                        if all(value is constraint for _key, value in refined):
+                            memos[index] = (generation, read, tuple(refined))
         finally:
             if recording.context is not None:
                 recording.close(*sys.exc_info())
@@ -408,6 +436,7 @@ class CUDATypeInferer(typeinfer.TypeInferer):
         self.typevars = _TypeVars()
         self.typevars.set_context(context)
         self.constraints = _SettlingNetwork()
+        self.refine_map = _RefineMap()
         #: resolutions this inferer made outside the typing context's tables
         self.unremembered = 0
 

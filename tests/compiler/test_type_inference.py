@@ -165,6 +165,46 @@ def test_settled_constraints_are_skipped_and_loops_still_widen(cuda, monkeypatch
     assert 0 < asked[True] < asked[False]
 
 
+def _phis(out, n, a):
+    x = a
+    i = 0
+    while i < n:  # x: a phi of two assignments, both notifying refinements of x
+        if i % 2:
+            x = x + 1.0
+        else:
+            x = out[i]
+        i += 1
+    out[0] = x + out.size
+
+
+def test_refine_map_and_error_location_are_numbas(cuda, monkeypatch):
+    """What a skipped run would have done besides typing: the constraint notified of a
+    variable's refinement (the last one to claim it) and the location errors are attributed
+    to, as Numba's last round leaves them."""
+    from numba.core import errors as numba_errors
+    from numba.core import typeinfer
+
+    from numba_cuda.compiler import type_inference
+
+    seen = {}
+
+    def recorder(original, on):
+        def unify(self, raise_errors=True):
+            seen[on] = ({var: (c.loc.line, getattr(c, "src", None), getattr(c, "target", None))
+                         for var, c in self.refine_map.items()},
+                        numba_errors.loc_info.get("loc"))
+            return original(self, raise_errors)
+
+        return unify
+
+    for on in (False, True):
+        cls = type_inference.CUDATypeInferer if on else typeinfer.TypeInferer
+        monkeypatch.setattr(cls, "unify", recorder(cls.unify, on))
+        _typed(monkeypatch, cuda, _phis, void(float64[::1], int64, float64), False, on)
+    assert seen[True] == seen[False]
+    assert seen[True][0]
+
+
 def _calls_device(dev):
     def kernel(out, a):
         out[0] = dev(a)
