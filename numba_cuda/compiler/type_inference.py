@@ -10,7 +10,8 @@ folds its arguments, resolves the callee again and enters three error contexts a
 run that provably has no further effect unless one of the type variables it read changes:
 
 * the constraint is one of Numba's own kinds whose work is a function of the types it reads
-  (``_SETTLING``) -- a third party's constraint, an argument, a ``print`` ... always runs;
+  (``_SETTLING``) -- a third party's constraint, a ``print``, a container build ... always
+  runs;
 * the run raised nothing, emitted no warning, and every resolution it asked of the typing
   context was answered from (or kept in) the context's tables of remembered answers
   (``CUDATypingContext.unremembered`` unchanged): another run would get the same answers
@@ -24,10 +25,28 @@ same type object and the context has not dropped its remembered answers (``gener
 run would add the types it added before, which unification absorbs, and record the same
 signature.  The rounds therefore see the same type variables as Numba's, end at the same
 round, and the last one reports the same errors (a failing constraint is never settled).
-Writes (``add_type``, ``copy_type``'s destination, ``lock_type``) are not reads.
+Writes (``add_type``, ``copy_type``'s destination, ``lock_type``) are not reads.  What else a
+skipped run would do is done instead: it enters its error context (``errors.loc_info`` notes
+its location) and sets its entries of ``refine_map`` (the constraint to notify when a variable
+is refined: the last one to set it wins).
+
+Besides, with the same effects as Numba's code:
+
+* one ``warnings.catch_warnings(record=True)`` (``_Recording``) stands for the one Numba enters
+  around each constraint, for as long as no constraint records a warning or changes the
+  warnings filters (then it is closed, the warnings handled as Numba handles them, and a fresh
+  one opened);
+* calls of plain function types, assignments and attribute constraints run by subclasses of
+  Numba's constraints (``_IntrinsicCall``, ``_Call``, ``_Propagate``, ``_GetAttr``) that enter
+  and leave Numba's error contexts without generators, and skip, for a ``types.Function``
+  callee, the steps of ``CallConstraint.resolve`` that cannot apply to it;
+* ``unify`` checks the variables without a call each (Numba's ``unify`` if one fails), the
+  state token is built without sorting, constants and globals get their literal types from the
+  context's remembered ones.
 
 ``CUDATypeInference`` is Numba's ``NopythonTypeInference`` pass driving this inferer;
-``SETTLE = False`` makes it use Numba's ``TypeInferer`` (tests compare the two).
+``SETTLE = False`` makes it use Numba's ``TypeInferer`` (tests compare the two:
+``tests/compiler/test_type_inference.py``).
 """
 
 import abc
@@ -218,7 +237,8 @@ _FASTER = {typeinfer.Propagate: _Propagate, typeinfer.GetAttrConstraint: _GetAtt
 #: Numba's constraints whose run depends only on the type variables they read and on the typing
 #: context's answers (exact classes; subclasses may do anything).
 _SETTLING = frozenset((
-    typeinfer.Propagate, typeinfer.ArgConstraint, typeinfer.CallConstraint, typeinfer.IntrinsicCallConstraint,
+    typeinfer.Propagate, typeinfer.ArgConstraint, typeinfer.CallConstraint,
+    typeinfer.IntrinsicCallConstraint,
     typeinfer.GetAttrConstraint, typeinfer.SetItemConstraint, typeinfer.StaticSetItemConstraint,
     typeinfer.StaticGetItemConstraint, typeinfer.TypedGetItemConstraint,
     typeinfer.BuildTupleConstraint, typeinfer.ExhaustIterConstraint,
@@ -243,6 +263,20 @@ class _TypeVars(typeinfer.TypeVarMap):
         return tv
 
 
+class _RefineMap(dict):
+    """Numba's ``refine_map`` (variable -> the constraint to notify when it is refined), noting
+    the entries a constraint sets while ``writes`` is a list: a settled constraint's run would
+    set them again (the last constraint to set one wins), so skipping it sets them."""
+
+    writes = None
+
+    def __setitem__(self, key, value):
+        writes = self.writes
+        if writes is not None:
+            writes.append((key, value))
+        dict.__setitem__(self, key, value)
+
+
 class _Warnings(errors.WarningsFixer):
     """Numba's warnings fixer; ``keep`` is what its ``catch_warnings`` does with the warnings
     it caught."""
@@ -264,8 +298,8 @@ class _Recording:
     """One ``warnings.catch_warnings(record=True)`` with Numba's ``always`` filter for the
     fixer's category, standing for the one Numba enters and leaves around every constraint
     (``WarningsFixer.catch_warnings``) for as long as no constraint changed what it set up:
-    ``intact()`` after a constraint says so -- nothing recorded, the same filters (the list
-    and its entries), the same ``showwarning`` and recorder -- and otherwise the recording is
+    the network's check after each constraint says so -- nothing recorded, the same filters
+    (the list and its entries), the same ``showwarning`` and recorder -- and otherwise it is
     closed, what it caught handled as Numba handles it, and a fresh one opened for the next
     constraint.  The warnings module then does for each constraint what it does under Numba's
     per-constraint context: a warning is recorded (or filtered, or raised) under the same
@@ -285,12 +319,6 @@ class _Recording:
         self.show = warnings.showwarning
         # what records (``log.append``); without it (another Python), never intact
         self.impl = getattr(warnings, "_showwarnmsg_impl", None)
-
-    def intact(self):
-        return (not self.log and warnings.filters is self.filters
-                and warnings.showwarning is self.show and self.impl is not None
-                and getattr(warnings, "_showwarnmsg_impl", None) is self.impl
-                and self.filters == self.entries)
 
     def close(self, *exc_info):
         context, self.context = self.context, None
@@ -313,20 +341,19 @@ class _SettlingNetwork(typeinfer.ConstraintNetwork):
     def propagate(self, typeinfer_):
         # Numba's ConstraintNetwork.propagate, skipping settled constraints (module docstring)
         # and entering one warnings recording for as long as the constraints leave it as it was
-        # (``_Recording``; its ``intact()`` is spelt out below).
+        # (``_Recording``: the check after each constraint below).
         errors_ = []
         typevars = typeinfer_.typevars
         context = typeinfer_.context
         constraints = self.constraints
+        refine_map = typeinfer_.refine_map
         memos = self._settled
         if len(memos) < len(constraints):
             memos.extend([None] * (len(constraints) - len(memos)))
         fixer = typeinfer_.warnings
         recording = _Recording(fixer._category)
-        recording.open()
+        opened = False  # the recording is opened for the first constraint that runs
         module = warnings
-        log, filters, entries, show, impl = (recording.log, recording.filters, recording.entries,
-                                             recording.show, recording.impl)
         try:
             for index, constraint in enumerate(constraints):
                 memo = memos[index]
@@ -336,11 +363,23 @@ class _SettlingNetwork(typeinfer.ConstraintNetwork):
                             if tv.type is not ty:
                                 break
                         else:
+                            # what its run would do besides: enter its error context (which
+                            # notes its location) and set its refine_map entries
+                            _enter_error_context(constraint.loc)
+                            for key, value in memo[2]:
+                                dict.__setitem__(refine_map, key, value)
                             continue
                     memos[index] = None
+                if not opened:
+                    recording.open()
+                    opened = True
+                    log, filters, entries, show, impl = (
+                        recording.log, recording.filters, recording.entries, recording.show,
+                        recording.impl)
                 settling = type(constraint) in _SETTLING
                 if settling:
                     reads = typevars.reads = {}
+                    refined = refine_map.writes = []
                     asked = context.unremembered
                     asked_here = typeinfer_.unremembered
                     generation = context.generation
@@ -357,6 +396,7 @@ class _SettlingNetwork(typeinfer.ConstraintNetwork):
                     errors_.append(utils.chain_exception(new_exc, e))
                 finally:
                     typevars.reads = None
+                    refine_map.writes = None
                 caught = False
                 if (log or impl is None or module.filters is not filters
                         or module.showwarning is not show
@@ -377,7 +417,10 @@ class _SettlingNetwork(typeinfer.ConstraintNetwork):
                         if tv.type is not ty:
                             break
                     else:
-                        memos[index] = (generation, read)
+                        # (an entry naming another constraint was set by someone else's
+                        # refinement hook, which a further run would not call: not settled)
+                        if all(value is constraint for _key, value in refined):
+                            memos[index] = (generation, read, tuple(refined))
         finally:
             if recording.context is not None:
                 recording.close(*sys.exc_info())
@@ -393,6 +436,7 @@ class CUDATypeInferer(typeinfer.TypeInferer):
         self.typevars = _TypeVars()
         self.typevars.set_context(context)
         self.constraints = _SettlingNetwork()
+        self.refine_map = _RefineMap()
         #: resolutions this inferer made outside the typing context's tables
         self.unremembered = 0
 

@@ -263,14 +263,14 @@ class CUDATypingContext(typing.BaseContext):
         if not _answer_is_cacheable(func):
             self.unremembered += 1
             return super().resolve_function_type(func, args, kws)
-        args = tuple(args)
+        argtypes = tuple(args)  # (Numba's search gets ``args`` as they came)
         identity = None
         if not kws:
-            identity = (_CALL, id(func), *map(id, args))
+            identity = (_CALL, id(func), *map(id, argtypes))
             entry = self._by_identity.get(identity)
             if entry is not None:
                 return entry[0]
-        key = (func, args, tuple(kws.items()) if kws else ())
+        key = (func, argtypes, tuple(kws.items()) if kws else ())
         try:
             answer = self._call_signatures.get(key, _UNKNOWN)
         except TypeError:  # an unhashable part: see _remembered
@@ -285,7 +285,7 @@ class CUDATypingContext(typing.BaseContext):
             answer = self._remembered(self._call_signatures, key, resolve,
                                       remember_none=remember_none)
         if identity is not None and (answer is not None or remember_none):
-            self._keep_by_identity(identity, (answer, func, args))
+            self._keep_by_identity(identity, (answer, func, argtypes))
         return answer
 
     def resolve_overload(self, key, cases, args, kws, allow_ambiguous=True, unsafe_casting=True,
@@ -315,13 +315,13 @@ class CUDATypingContext(typing.BaseContext):
             sig = fnty.get_call_type(self, args, {})
             return sig, fnty._impl_keys[sig.args]
 
-        args = tuple(args)
-        identity = (_LOWERING_CALL, id(fnty), *map(id, args))
+        argtypes = tuple(args)  # (the search gets ``args`` as they came)
+        identity = (_LOWERING_CALL, id(fnty), *map(id, argtypes))
         entry = self._by_identity.get(identity)
         if entry is not None:
             answer = entry[0]
         else:
-            key = (fnty, args)
+            key = (fnty, argtypes)
             try:
                 answer = self._function_call_types.get(key, _UNKNOWN)
             except TypeError:
@@ -330,7 +330,7 @@ class CUDATypingContext(typing.BaseContext):
                 if answer is _UNKNOWN:
                     answer = self._remembered(self._function_call_types, key, resolve,
                                               remember_none=False)
-                self._keep_by_identity(identity, (answer, fnty, args))
+                self._keep_by_identity(identity, (answer, fnty, argtypes))
         sig, impl_key = answer
         fnty._impl_keys[sig.args] = impl_key
         return sig
@@ -457,7 +457,10 @@ class CUDATypingContext(typing.BaseContext):
             if answer is not _UNKNOWN:
                 return answer
         elif kind is _BUILTIN_FUNCTION:
-            answer = self._value_types.get(val, _UNKNOWN)
+            try:
+                answer = self._value_types.get(val, _UNKNOWN)
+            except TypeError:  # a builtin method of an unhashable object: below
+                answer = _UNKNOWN
             if answer is not _UNKNOWN:
                 return answer
         if isinstance(val, Dispatcher) and not _is_cuda_dispatcher(val):

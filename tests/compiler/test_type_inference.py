@@ -139,30 +139,70 @@ def _loop_carried(out, n):
 
 
 def test_settled_constraints_are_skipped_and_loops_still_widen(cuda, monkeypatch):
-    from numba.core import typeinfer
+    from numba_cuda.compiler.typing_context import CUDATypingContext
 
-    calls = {True: 0, False: 0}
-    original = typeinfer.CallConstraint.resolve
+    asked = {True: 0, False: 0}
+    original = CUDATypingContext.resolve_function_type
 
     def counter(on):
         def counting(self, *args, **kwargs):
-            calls[on] += 1
+            asked[on] += 1
             return original(self, *args, **kwargs)
 
         return counting
 
     typings = {}
     for on in (False, True):
-        monkeypatch.setattr(typeinfer.CallConstraint, "resolve", counter(on))
+        monkeypatch.setattr(CUDATypingContext, "resolve_function_type", counter(on))
         typings[on], _, _ = _typed(monkeypatch, cuda, _loop_carried,
                                    void(float64[::1], int64), False, on)
     _assert_same_typing(typings[True], typings[False])
     widened = [name for name, ty in typings[True][0][1].items()
                if name.startswith("y") and ty == types.float64]
     assert widened, typings[True][0][1]
-    # Numba re-runs every call in every round; ours runs one again only when a type it read
-    # changed since its last run
-    assert calls[True] < calls[False]
+    # Numba re-runs every call in every round (each asks the context again); ours runs one
+    # again only when a type it read changed since its last run
+    assert 0 < asked[True] < asked[False]
+
+
+def _phis(out, n, a):
+    x = a
+    i = 0
+    while i < n:  # x: a phi of two assignments, both notifying refinements of x
+        if i % 2:
+            x = x + 1.0
+        else:
+            x = out[i]
+        i += 1
+    out[0] = x + out.size
+
+
+def test_refine_map_and_error_location_are_numbas(cuda, monkeypatch):
+    """What a skipped run would have done besides typing: the constraint notified of a
+    variable's refinement (the last one to claim it) and the location errors are attributed
+    to, as Numba's last round leaves them."""
+    from numba.core import errors as numba_errors
+    from numba.core import typeinfer
+
+    from numba_cuda.compiler import type_inference
+
+    seen = {}
+
+    def recorder(original, on):
+        def unify(self, raise_errors=True):
+            seen[on] = ({var: (c.loc.line, getattr(c, "src", None), getattr(c, "target", None))
+                         for var, c in self.refine_map.items()},
+                        numba_errors.loc_info.get("loc"))
+            return original(self, raise_errors)
+
+        return unify
+
+    for on in (False, True):
+        cls = type_inference.CUDATypeInferer if on else typeinfer.TypeInferer
+        monkeypatch.setattr(cls, "unify", recorder(cls.unify, on))
+        _typed(monkeypatch, cuda, _phis, void(float64[::1], int64, float64), False, on)
+    assert seen[True] == seen[False]
+    assert seen[True][0]
 
 
 def _calls_device(dev):
@@ -370,6 +410,21 @@ def test_constants_and_literals_are_typed_as_numba_types_them(cuda):
         ctx.resolve_value_type(2**64)  # too large: Numba's error, every time
     with pytest.raises(ValueError):
         ctx.resolve_value_type(2**64)
+
+
+def test_builtin_method_of_an_unhashable_object_is_typed_as_numba_types_it(cuda):
+    from numba.core.typing.context import BaseContext
+
+    from numba_cuda.compiler.target import cuda_target
+
+    ctx = cuda_target.typing_context
+    method = [].append  # a builtin function whose hash fails
+    for _ in range(2):
+        with pytest.raises(ValueError) as ours:
+            ctx.resolve_value_type(method)
+        with pytest.raises(ValueError) as numbas:
+            BaseContext.resolve_value_type(ctx, method)
+        assert str(ours.value) == str(numbas.value)
 
 
 def test_module_types_follow_numba_type_attribute(cuda):
