@@ -11,6 +11,7 @@ function, marked with ``!nvvm.annotations``.
 """
 
 import copyreg
+from collections import ChainMap
 from functools import cached_property
 
 from llvmlite import ir
@@ -104,7 +105,15 @@ class CUDATargetContext(BaseContext):
 
     _refreshed_stamp = None
 
+    #: Numba's array/string/inlining modules waiting to be imported (``deferred_impls``); None:
+    #: imported (or not deferred)
+    _deferral = None
+    _deferral_decided = False
+
     def __init__(self, typingctx, target="cuda"):
+        # the typing context's triggers for the deferred modules find their state through it
+        if getattr(typingctx, "cuda_target_context", None) is None:
+            typingctx.cuda_target_context = self
         super().__init__(typingctx, target)
 
     #: Batch the refreshes asked for while a refresh runs (see ``refresh``); False gives
@@ -125,6 +134,15 @@ class CUDATargetContext(BaseContext):
         # (Batched per thread: a refresh another thread asks for meanwhile runs as before.)
         import threading
 
+        deferral = self._deferral
+        if deferral is not None and deferral.suppress_refresh:
+            return  # installing the deferred Numba modules (deferred_impls.Deferral.load)
+        if deferral is not None and deferral.pending and not deferral.loading:
+            from .deferred_impls import any_imported
+
+            if any_imported():  # someone imported them: install them where they belong
+                deferral.load()
+                return
         me = threading.get_ident()
         owner = self._refreshing_thread
         if owner == me and self.batch_nested_refreshes:
@@ -153,6 +171,9 @@ class CUDATargetContext(BaseContext):
             return
         super().refresh()
         self._refreshed_stamp = stamp  # from before refreshing: see CUDATypingContext.refresh
+        deferral = self._deferral
+        if deferral is not None and deferral.snapshot is None:
+            deferral.take_snapshot()  # the eager point: the end of the first refresh
 
     # ---- set-up -----------------------------------------------------------------
     def init(self):
@@ -170,8 +191,16 @@ class CUDATargetContext(BaseContext):
     def load_additional_registries(self):
         # Importing these fills Numba's builtin registry (installed by ``refresh``).
         from numba.cpython import enumimpl, iterators, numbers, rangeobj, slicing, tupleobj  # noqa: F401
-        from numba.np import arrayobj  # noqa: F401
-        from numba.np.unsafe import ndarray  # noqa: F401
+
+        if not self._deferral_decided:  # the first refresh: the eager point
+            from . import deferred_impls
+
+            self._deferral_decided = True
+            if deferred_impls.ENABLED and not deferred_impls.any_imported():
+                self._deferral = deferred_impls.Deferral(self)
+        if self._deferral is None:
+            from numba.np import arrayobj  # noqa: F401
+            from numba.np.unsafe import ndarray  # noqa: F401
 
         from .typing_context import family_modules
 
@@ -252,6 +281,9 @@ class CUDATargetContext(BaseContext):
 
         sig = sig.as_function()
         key = fn.get_impl_key(sig) if isinstance(fn, types.Callable) else fn
+        deferral = self._deferral
+        if deferral is not None and deferral.pending:
+            self._settle_deferred("functions", self._defns, key, sig.args)
         defns = self._defns
         try:
             imp = defns[key].find(sig.args)
@@ -315,7 +347,38 @@ class CUDATargetContext(BaseContext):
 
         if array_access.has_value_attribute(self, typ, attr):
             return array_access.getattr_from_value
+        deferral = self._deferral
+        if deferral is not None and deferral.pending and not isinstance(typ, types.Module):
+            self._settle_deferred("getattrs", self._getattrs, attr, (typ,))
+            self._settle_deferred("getattrs", self._getattrs, None, (typ,))
         return super().get_getattr(typ, attr)
+
+    def get_setattr(self, attr, sig):
+        deferral = self._deferral
+        if deferral is not None and deferral.pending:
+            self._settle_deferred("setattrs", self._setattrs, attr, tuple(sig.args))
+            self._settle_deferred("setattrs", self._setattrs, None, tuple(sig.args))
+        return super().get_setattr(attr, sig)
+
+    def cast(self, builder, val, fromty, toty):
+        deferral = self._deferral
+        if (deferral is not None and deferral.pending and fromty != toty
+                and toty != types.Any and fromty is not types._undef_var):
+            self._settle_deferred("casts", None, None, (fromty, toty))
+        return super().cast(builder, val, fromty, toty)
+
+    def _settle_deferred(self, kind, selectors, key, actual):
+        """Install the deferred Numba modules first when they could change this lookup."""
+        from numba.core.base import OverloadSelector
+
+        if selectors is None:
+            selector = self._casts if kind == "casts" else self._get_constants
+        else:
+            selector = selectors.get(key)
+            if selector is None:
+                selector = OverloadSelector()
+        if self._deferral.lowering_needs(kind, selector, key, actual):
+            self._deferral.load()
 
     def get_abi_sizeof(self, ty):
         # llvmlite answers by printing the type into a module and parsing it with LLVM (~0.1 ms);
@@ -395,6 +458,9 @@ class CUDATargetContext(BaseContext):
         pointer; answering here keeps it out regardless of registration order."""
         if isinstance(ty, types.Dispatcher):
             return self.get_dummy_value()
+        deferral = self._deferral
+        if deferral is not None and deferral.pending:
+            self._settle_deferred("constants", None, None, (ty,))
         global _ValueStub
         if _ValueStub is None:
             from ..lang.stubs import ValueStub as _ValueStub
@@ -569,7 +635,8 @@ class CUDADataModelManager(datamodel.DataModelManager):
     keyed by the type object's identity (Numba's own table is keyed by the type, so every lookup
     hashes the type's key -- nested tuples for arrays -- thousands of times per kernel).  The
     answer is the model Numba's table holds for that type: a manager never changes a model it
-    handed out.  The table keeps its types alive (so their ids stay theirs) and is bounded."""
+    handed out.  The table keeps its types alive (so their ids stay theirs) and is bounded.
+    A type only Numba's deferred modules give a model (``deferred_impls``) imports them."""
 
     MAX_REMEMBERED = 4096
 
@@ -581,7 +648,17 @@ class CUDADataModelManager(datamodel.DataModelManager):
         known = self._by_identity.get(id(fetype))
         if known is not None and known[0] is fetype:
             return known[1]
-        model = super().lookup(fetype)
+        try:
+            model = super().lookup(fetype)
+        except KeyError:
+            # a model only the deferred Numba modules register (``deferred_impls``): import them
+            # (the contexts install them at their next lookup)
+            from . import deferred_impls
+
+            if deferred_impls.any_imported() or not deferred_impls.model_is_deferred(fetype):
+                raise
+            deferred_impls.import_all()
+            model = super().lookup(fetype)
         table = self._by_identity
         if len(table) >= self.MAX_REMEMBERED:
             table.clear()
@@ -602,8 +679,7 @@ def cuda_data_model_manager():
     if _DATA_MODEL_MANAGER is None:
         from .typing_context import family_modules
 
-        manager = CUDADataModelManager(
-            datamodel.DataModelManager().chain(datamodel.default_manager)._handlers)
+        manager = CUDADataModelManager(ChainMap({}, datamodel.default_manager._handlers))
         for module in family_modules():
             hook = getattr(module, "register_data_models", None)
             if hook is not None:

@@ -30,16 +30,190 @@ Writes (``add_type``, ``copy_type``'s destination, ``lock_type``) are not reads.
 ``SETTLE = False`` makes it use Numba's ``TypeInferer`` (tests compare the two).
 """
 
+import abc
 import sys
 import warnings
 
-from numba.core import errors, typeinfer, types, utils
+from numba.core import errors, ir, typeinfer, types, utils
 from numba.core.typed_passes import NopythonTypeInference, _TypingResults, fallback_context
 
 from .pass_manager import register_replacement
 
 #: Use ``CUDATypeInferer`` (False: Numba's ``TypeInferer``).
 SETTLE = True
+
+_get_typevar = typeinfer.TypeVarMap.__getitem__
+
+
+# ---- calls of plain function types -----------------------------------------------------------
+#: Types a plain function type (``types.Function``: operators, math functions, kernel-language
+#: stubs, @overload-ed functions ...) is not an instance of -- unless someone registered it as a
+#: virtual subclass of one: ``_plain_functions()`` asks again whenever ABC registrations change.
+_NOT_A_FUNCTION = (types.TypeRef, types.BoundFunction, types.FunctionType, types.RecursiveCall)
+_plain_memo = [None, False]
+
+
+def _plain_functions():
+    token = abc.get_cache_token()
+    if _plain_memo[0] != token:
+        _plain_memo[1] = not any(issubclass(types.Function, kind) for kind in _NOT_A_FUNCTION)
+        _plain_memo[0] = token
+    return _plain_memo[1]
+
+
+def _error_context(exc, fmt, **kwargs):
+    """What leaving Numba's ``errors.new_error_context(fmt, **kwargs)`` does to a NumbaError."""
+    exc.add_context(errors._format_msg(fmt, (), kwargs))
+
+
+def _enter_error_context(loc):
+    """What entering Numba's ``errors.new_error_context(..., loc=loc)`` does."""
+    if loc is not None and not loc.filename.startswith(errors._numba_path):
+        errors.loc_info.update(loc=loc)
+
+
+class _CallResolution:
+    """``CallConstraint.resolve`` (Numba's) with a shorter path for a plain function type called
+    with positional arguments only: the same steps without those that cannot apply to it (the
+    keyword and ``*args`` folding, the ``TypeRef`` unwrapping, the bound-method refinement)."""
+
+    def resolve(self, typeinfer_, typevars, fnty):
+        if (type(fnty) is not types.Function or self.vararg is not None or self.kws
+                or not _plain_functions()):
+            return super().resolve(typeinfer_, typevars, fnty)
+        assert fnty
+        context = typeinfer_.context
+        argvars = [typevars[a.name] for a in self.args]
+        for tv in argvars:
+            if tv.type is None:
+                # Cannot resolve call type until all argument types are known
+                return
+        pos_args = tuple([tv.type for tv in argvars])
+        for a in pos_args:
+            # Forbids imprecise type except array of undefined dtype
+            if not a.is_precise() and not isinstance(a, types.Array):
+                return
+        kw_args = {}
+        try:
+            sig = typeinfer_.resolve_call(fnty, pos_args, kw_args)
+        except errors.ForceLiteralArg as e:
+            folded = e.fold_arguments(self.args, self.kws)
+            requested = set()
+            unsatisfied = set()
+            for idx in e.requested_args:
+                maybe_arg = typeinfer_.func_ir.get_definition(folded[idx])
+                if isinstance(maybe_arg, ir.Arg):
+                    requested.add(maybe_arg.index)
+                else:
+                    unsatisfied.add(idx)
+            if unsatisfied:
+                raise errors.TypingError("Cannot request literal type.", loc=self.loc)
+            elif requested:
+                raise errors.ForceLiteralArg(requested, loc=self.loc)
+        if sig is None:
+            headtemp = "Invalid use of {0} with parameters ({1})"
+            args = [str(a) for a in pos_args]
+            head = headtemp.format(fnty, ', '.join(map(str, args)))
+            desc = context.explain_function_type(fnty)
+            msg = '\n'.join([head, desc])
+            raise errors.TypingError(msg)
+
+        typeinfer_.add_type(self.target, sig.return_type, loc=self.loc)
+
+        if not sig.return_type.is_precise():
+            target = typevars[self.target]
+            if target.defined:
+                targetty = target.getone()
+                if context.unify_pairs(targetty, sig.return_type) == targetty:
+                    sig = sig.replace(return_type=targetty)
+
+        self.signature = sig
+        self._add_refine_map(typeinfer_, typevars, sig)
+
+
+class _IntrinsicCall(_CallResolution, typeinfer.IntrinsicCallConstraint):
+    """Numba's ``IntrinsicCallConstraint`` (operators, ``getiter`` ...), its error context
+    entered and left without a generator."""
+
+    def __call__(self, typeinfer_):
+        loc = self.loc
+        _enter_error_context(loc)
+        try:
+            fnty = self.func
+            if fnty in utils.OPERATORS_TO_BUILTINS:
+                fnty = typeinfer_.resolve_value_type(None, fnty)
+            self.resolve(typeinfer_, typeinfer_.typevars, fnty=fnty)
+        except errors.NumbaError as e:
+            _error_context(e, "typing of intrinsic-call at {loc}", loc=loc)
+            raise
+
+
+class _Call(_CallResolution, typeinfer.CallConstraint):
+    """Numba's ``CallConstraint``, its three error contexts entered and left without
+    generators."""
+
+    def __call__(self, typeinfer_):
+        loc = self.loc
+        _enter_error_context(loc)
+        try:
+            typevars = typeinfer_.typevars
+            try:
+                fnty = typevars[self.func].getone()
+            except errors.NumbaError as e:
+                _error_context(e, "resolving caller type: {func}", func=self.func)
+                raise
+            try:
+                self.resolve(typeinfer_, typevars, fnty)
+            except errors.NumbaError as e:
+                _error_context(e, "resolving callee type: {fnty}", fnty=fnty)
+                raise
+        except errors.NumbaError as e:
+            _error_context(e, "typing of call at {loc}", loc=loc)
+            raise
+
+
+class _Propagate(typeinfer.Propagate):
+    """Numba's ``Propagate`` (``a = b``, casts, phis), its error context entered and left
+    without a generator."""
+
+    def __call__(self, typeinfer_):
+        loc = self.loc
+        _enter_error_context(loc)
+        try:
+            typeinfer_.copy_type(self.src, self.dst, loc=loc)
+            # If `dst` is refined, notify us
+            typeinfer_.refine_map[self.dst] = self
+        except errors.NumbaError as e:
+            _error_context(e, "typing of assignment at {loc}", loc=loc)
+            raise
+
+
+class _GetAttr(typeinfer.GetAttrConstraint):
+    """Numba's ``GetAttrConstraint``, its error context entered and left without a
+    generator."""
+
+    def __call__(self, typeinfer_):
+        loc = self.loc
+        _enter_error_context(loc)
+        try:
+            typevars = typeinfer_.typevars
+            valtys = typevars[self.value.name].get()
+            for ty in valtys:
+                attrty = typeinfer_.context.resolve_getattr(ty, self.attr)
+                if attrty is None:
+                    raise errors.UntypedAttributeError(ty, self.attr, loc=self.inst.loc)
+                else:
+                    assert attrty.is_precise()
+                    typeinfer_.add_type(self.target, attrty, loc=loc)
+            typeinfer_.refine_map[self.target] = self
+        except errors.NumbaError as e:
+            _error_context(e, "typing of get attribute at {loc}", loc=loc)
+            raise
+
+
+#: Numba's constraints (exact classes) run by the classes above, which the network's
+#: ``append`` gives them.
+_FASTER = {typeinfer.Propagate: _Propagate, typeinfer.GetAttrConstraint: _GetAttr}
 
 #: Numba's constraints whose run depends only on the type variables they read and on the typing
 #: context's answers (exact classes; subclasses may do anything).
@@ -48,10 +222,9 @@ _SETTLING = frozenset((
     typeinfer.GetAttrConstraint, typeinfer.SetItemConstraint, typeinfer.StaticSetItemConstraint,
     typeinfer.StaticGetItemConstraint, typeinfer.TypedGetItemConstraint,
     typeinfer.BuildTupleConstraint, typeinfer.ExhaustIterConstraint,
-    typeinfer.PairFirstConstraint, typeinfer.PairSecondConstraint,
+    typeinfer.PairFirstConstraint, typeinfer.PairSecondConstraint, _IntrinsicCall, _Call,
+    _Propagate, _GetAttr,
 ))
-
-_get_typevar = typeinfer.TypeVarMap.__getitem__
 
 
 class _TypeVars(typeinfer.TypeVarMap):
@@ -128,23 +301,35 @@ class _Recording:
 class _SettlingNetwork(typeinfer.ConstraintNetwork):
     def __init__(self):
         super().__init__()
-        # constraint index -> (context generation, ((type variable, type read), ...))
-        self._settled = {}
+        # by constraint index: None, or (context generation, ((type variable, type read), ...))
+        self._settled = []
+
+    def append(self, constraint):
+        faster = _FASTER.get(type(constraint))
+        if faster is not None:
+            constraint.__class__ = faster  # the same constraint, run by the class above
+        self.constraints.append(constraint)
 
     def propagate(self, typeinfer_):
         # Numba's ConstraintNetwork.propagate, skipping settled constraints (module docstring)
         # and entering one warnings recording for as long as the constraints leave it as it was
-        # (``_Recording``).
+        # (``_Recording``; its ``intact()`` is spelt out below).
         errors_ = []
         typevars = typeinfer_.typevars
         context = typeinfer_.context
-        settled = self._settled
+        constraints = self.constraints
+        memos = self._settled
+        if len(memos) < len(constraints):
+            memos.extend([None] * (len(constraints) - len(memos)))
         fixer = typeinfer_.warnings
         recording = _Recording(fixer._category)
         recording.open()
+        module = warnings
+        log, filters, entries, show, impl = (recording.log, recording.filters, recording.entries,
+                                             recording.show, recording.impl)
         try:
-            for index, constraint in enumerate(self.constraints):
-                memo = settled.get(index)
+            for index, constraint in enumerate(constraints):
+                memo = memos[index]
                 if memo is not None:
                     if memo[0] == context.generation:
                         for tv, ty in memo[1]:
@@ -152,11 +337,12 @@ class _SettlingNetwork(typeinfer.ConstraintNetwork):
                                 break
                         else:
                             continue
-                    del settled[index]
+                    memos[index] = None
                 settling = type(constraint) in _SETTLING
                 if settling:
                     reads = typevars.reads = {}
-                    asked = context.unremembered, typeinfer_.unremembered
+                    asked = context.unremembered
+                    asked_here = typeinfer_.unremembered
                     generation = context.generation
                 failed = True
                 try:
@@ -172,21 +358,26 @@ class _SettlingNetwork(typeinfer.ConstraintNetwork):
                 finally:
                     typevars.reads = None
                 caught = False
-                if not recording.intact():
+                if (log or impl is None or module.filters is not filters
+                        or module.showwarning is not show
+                        or module._showwarnmsg_impl is not impl or filters != entries):
                     log = recording.close()
                     caught = bool(log)
                     loc = constraint.loc
                     fixer.keep(log, loc.filename, loc.line)
                     recording.open()
-                if (settling and not failed and not caught
-                        and asked == (context.unremembered, typeinfer_.unremembered)
+                    log, filters, entries, show, impl = (
+                        recording.log, recording.filters, recording.entries, recording.show,
+                        recording.impl)
+                if (settling and not failed and not caught and asked == context.unremembered
+                        and asked_here == typeinfer_.unremembered
                         and generation == context.generation):
                     read = tuple(reads.values())
                     for tv, ty in read:
                         if tv.type is not ty:
                             break
                     else:
-                        settled[index] = (generation, read)
+                        memos[index] = (generation, read)
         finally:
             if recording.context is not None:
                 recording.close(*sys.exc_info())
@@ -204,6 +395,53 @@ class CUDATypeInferer(typeinfer.TypeInferer):
         self.constraints = _SettlingNetwork()
         #: resolutions this inferer made outside the typing context's tables
         self.unremembered = 0
+
+    def unify(self, raise_errors=True):
+        # Numba's unify checks every variable (defined, precise) in the order of the sorted
+        # names, user-visible ones first, and builds the typemap from them; any variable that
+        # fails the check makes it raise (or note ``unknown``).  Here the check runs without a
+        # call per variable; if any variable would fail, Numba's unify runs (and reports it).
+        if not raise_errors:
+            return super().unify(raise_errors)
+        typevars = self.typevars
+        names = list(typevars)
+        temps = sorted([k for k in names if not k[0].isalpha()])
+        others = sorted([k for k in names if k[0].isalpha()])
+        typdict = utils.UniqueDict()
+        undefined_function = types.UndefinedFunctionType
+        for var in others + temps:
+            tp = typevars.get(var).type
+            if tp is None:
+                return super().unify(raise_errors)
+            if isinstance(tp, undefined_function):
+                tp = tp.get_precise()
+            if not tp.is_precise():
+                return super().unify(raise_errors)
+            dict.__setitem__(typdict, var, tp)  # names are unique: UniqueDict's check holds
+        return self._unify_rest(typdict)
+
+    def _unify_rest(self, typdict):
+        """The rest of Numba's ``unify`` (``raise_errors=True``), after the variables."""
+        retty = self.get_return_type(typdict)
+        typdict = utils.UniqueDict(typdict, **{v.name: retty for v in self._get_return_vars()})
+        fntys = self.get_function_types(typdict)
+        if self.generator_info:
+            retty = self.get_generator_type(typdict, retty, raise_errors=True)
+        for callnode, calltype in self.calltypes.items():
+            if calltype is not None:
+                for i, v in enumerate(calltype.args, start=1):
+                    if v is types._undef_var:
+                        m = f"undefined variable used in call argument #{i}"
+                        raise errors.TypingError(m, loc=callnode.loc)
+        self.debug.unify_finished(typdict, retty, fntys)
+        return typdict, retty, fntys
+
+    def get_state_token(self):
+        # Numba's token lists the types in the order of the sorted variable names, to be
+        # compared with the next round's.  Variables are only ever added, so two tokens with
+        # as many entries are over the same variables and, in insertion order, pair the same
+        # variables: equal exactly when Numba's are.
+        return [tv.type for tv in self.typevars.values()]
 
     # -- writes: the variable written is not read -------------------------------------------
     def add_type(self, var, tp, loc, unless_locked=False):
@@ -233,7 +471,113 @@ class CUDATypeInferer(typeinfer.TypeInferer):
             lit = None
         self.add_type(target.name, lit or ty, loc=inst.loc)
 
+    def typeof_call(self, inst, target, call):
+        constraint = _Call(target.name, call.func.name, call.args, call.kws, call.vararg,
+                           loc=inst.loc)
+        self.constraints.append(constraint)
+        self.calls.append((inst.value, constraint))
+
+    def typeof_intrinsic_call(self, inst, target, func, *args):
+        constraint = _IntrinsicCall(target.name, func, args, kws=(), vararg=None, loc=inst.loc)
+        self.constraints.append(constraint)
+        self.calls.append((inst.value, constraint))
+
+    def typeof_global(self, inst, target, gvar):
+        # Numba's, with the literal types asked of the context (``literal_type``)
+        try:
+            typ = self.resolve_value_type(inst, gvar.value)
+        except errors.TypingError as e:
+            if (gvar.name == self.func_id.func_name
+                    and gvar.name in typeinfer._temporary_dispatcher_map):
+                # Self-recursion case where the dispatcher is not (yet?) known
+                # as a global variable
+                typ = types.Dispatcher(typeinfer._temporary_dispatcher_map[gvar.name])
+            else:
+                from numba.misc import special
+
+                nm = gvar.name
+                # check if the problem is actually a name error
+                func_glbls = self.func_id.func.__globals__
+                if (nm not in func_glbls.keys() and
+                        nm not in special.__all__ and
+                        nm not in __builtins__.keys() and
+                        nm not in self.func_id.code.co_freevars):
+                    errstr = "NameError: name '%s' is not defined"
+                    msg = typeinfer._termcolor.errmsg(errstr % nm)
+                    e.patch_message(msg)
+                    raise
+                else:
+                    msg = typeinfer._termcolor.errmsg("Untyped global name '%s':" % nm)
+                msg += " %s"  # interps the actual error
+
+                # if the untyped global is a numba internal function then add
+                # to the error message asking if it's been imported.
+
+                if nm in special.__all__:
+                    tmp = ("\n'%s' looks like a Numba internal function, has "
+                           "it been imported (i.e. 'from numba import %s')?\n" %
+                           (nm, nm))
+                    msg += typeinfer._termcolor.errmsg(tmp)
+                e.patch_message(msg % e)
+                raise
+
+        if isinstance(typ, types.Dispatcher) and typ.dispatcher.is_compiling:
+            # Recursive call
+            callstack = self.context.callstack
+            callframe = callstack.findfirst(typ.dispatcher.py_func)
+            if callframe is not None:
+                typ = types.RecursiveCall(typ)
+            else:
+                raise NotImplementedError(
+                    "call to %s: unsupported recursion"
+                    % typ.dispatcher)
+
+        if isinstance(typ, types.Array):
+            # Global array in nopython mode is constant
+            typ = typ.copy(readonly=True)
+
+        literal_type = self.context.literal_type
+        if isinstance(typ, types.BaseAnonymousTuple):
+            # if it's a tuple of literal types, swap the type for the more
+            # specific literal version
+            literaled = [literal_type(x) for x in gvar.value]
+            if all(literaled):
+                typ = types.Tuple(literaled)
+
+            # if any of the items in the tuple are arrays, they need to be
+            # typed as readonly, mutating an array in a global container
+            # is not supported (should be compile time constant etc).
+            def mark_array_ro(tup):
+                newtup = []
+                for item in tup.types:
+                    if isinstance(item, types.Array):
+                        item = item.copy(readonly=True)
+                    elif isinstance(item, types.BaseAnonymousTuple):
+                        item = mark_array_ro(item)
+                    newtup.append(item)
+                return types.BaseTuple.from_types(newtup)
+            typ = mark_array_ro(typ)
+
+        self.sentry_modified_builtin(inst, gvar)
+        # Setting literal_value for globals because they are handled
+        # like const value in numba
+        lit = literal_type(gvar.value)
+        # The user may have provided the type for this variable already.
+        # In this case, call add_type() to make sure the value type is
+        # consistent. See numba.tests.test_array_reductions
+        # TestArrayReductions.test_array_cumsum for examples.
+        # Variable type locked by using the locals dict.
+        tv = self.typevars[target.name]
+        if tv.locked:
+            tv.add_type(lit or typ, loc=inst.loc)
+        else:
+            self.lock_type(target.name, lit or typ, loc=inst.loc)
+        self.assumed_immutables.add(inst)
+
     def resolve_call(self, fnty, pos_args, kw_args):
+        if type(fnty) is types.Function and _plain_functions():
+            # Numba's last branch, the one a plain function type takes
+            return self.context.resolve_function_type(fnty, pos_args, kw_args)
         if not isinstance(fnty, types.FunctionType) and (
                 not isinstance(fnty, types.RecursiveCall) or self._skip_recursion):
             return super().resolve_call(fnty, pos_args, kw_args)

@@ -16,7 +16,7 @@ import operator
 import sys
 
 import numpy as np
-from numba.core import types, typing
+from numba.core import errors, types, typing
 from numba.core.dispatcher import Dispatcher
 from numba.core.typing.typeof import typeof_impl
 
@@ -141,6 +141,11 @@ class CUDATypingContext(typing.BaseContext):
         # installs anything (see ``_remembered``).
         self._call_signatures = {}
         self._attribute_types = {}
+        # The same answers looked up by the identities of the question's parts (types are
+        # interned: asking again uses the same objects), which spares hashing the types (a
+        # Python ``__hash__`` of their key each); each entry holds those parts, so that no
+        # identity is reused while it is there.  Cleared with the tables.
+        self._by_identity = {}
         self._overload_choices = {}
         self._function_call_types = {}
         self._value_types = {}
@@ -158,8 +163,17 @@ class CUDATypingContext(typing.BaseContext):
         stamp = registration_stamp(self)
         if stamp == self._refreshed_stamp:
             return
+        self.forget_answers()
+        super().refresh()
+        # The stamp from *before* refreshing: whatever was registered meanwhile (templates
+        # add lowerings while being installed) makes the next refresh run again.
+        self._refreshed_stamp = stamp
+
+    def forget_answers(self):
+        """Drop the remembered answers (something new was installed)."""
         self._call_signatures.clear()
         self._attribute_types.clear()
+        self._by_identity.clear()
         self._overload_choices.clear()
         self._function_call_types.clear()
         self._value_types.clear()
@@ -168,12 +182,76 @@ class CUDATypingContext(typing.BaseContext):
         self._module_types.clear()
         self._module_attribute_templates.clear()
         self.generation += 1
-        super().refresh()
-        # The stamp from *before* refreshing: whatever was registered meanwhile (templates
-        # add lowerings while being installed) makes the next refresh run again.
-        self._refreshed_stamp = stamp
+
+    # ---- Numba's deferred implementation modules (compiler.deferred_impls) --------------------
+    def _pending_deferral(self):
+        targetctx = self.__dict__.get("cuda_target_context")
+        deferral = getattr(targetctx, "_deferral", None)
+        if deferral is None or not deferral.pending or deferral.loading:
+            return None
+        if deferral.snapshot is None:  # before the eager point: nothing to decide yet
+            return None
+        return deferral
+
+    def _deferred_call_type(self, deferral, func, args, kws):
+        """``resolve_function_type`` while the deferred modules wait: installed first when they
+        add templates to a function templates were added to since the eager point (the order
+        would differ), or when the function is not typed without them."""
+        from . import deferred_impls
+
+        key = func if isinstance(func, str) else getattr(func, "typing_key", None)
+        if isinstance(func, types.Function) and id(key) in deferred_impls.tables().typing_key_ids:
+            pass
+        elif not (isinstance(func, str) and func in deferred_impls.tables().typing_keys):
+            return self._resolve_function_type(func, args, kws)
+        if deferral.typing_key_has_new_templates(self, key):
+            deferral.load()
+            return self._resolve_refreshed(func, key, args, kws)
+        try:
+            sig = self._resolve_function_type(func, args, kws)
+        except errors.TypingError:
+            sig = None
+        if sig is not None:
+            return sig
+        deferral.load()
+        return self._resolve_refreshed(func, key, args, kws)
+
+    def _resolve_refreshed(self, func, key, args, kws):
+        """Resolve again once the deferred modules are installed: a function's type then holds
+        their templates too (a new type; the stale one gets the implementation key lowering
+        reads)."""
+        if isinstance(func, types.Function):
+            fresh = self._replaced_functions.get(func) or self._lookup_global(key) or func
+            if fresh is not func and isinstance(fresh, types.Function):
+                return self._resolve_replaced(func, fresh, args, kws)
+        return self._resolve_function_type(func, args, kws)
+
+    #: function types the deferred modules' installation replaced (``Function`` of ``len``
+    #: without their templates -> with them): a compile in progress still holds the old ones
+    _replaced_functions = {}
 
     def resolve_function_type(self, func, args, kws):
+        deferral = self._pending_deferral()
+        if deferral is not None:
+            return self._deferred_call_type(deferral, func, args, kws)
+        if self._replaced_functions and isinstance(func, types.Function):
+            try:
+                fresh = self._replaced_functions.get(func)
+            except TypeError:
+                fresh = None
+            if fresh is not None:
+                return self._resolve_replaced(func, fresh, args, kws)
+        return self._resolve_function_type(func, args, kws)
+
+    def _resolve_replaced(self, func, fresh, args, kws):
+        sig = self._resolve_function_type(fresh, args, kws)
+        if sig is not None:
+            impl_key = fresh._impl_keys.get(sig.args)
+            if impl_key is not None:
+                func._impl_keys[sig.args] = impl_key  # what lowering reads (get_impl_key)
+        return sig
+
+    def _resolve_function_type(self, func, args, kws):
         # Only callees typed by templates alone: plain functions (their templates are fixed by
         # the interned type, and the first successful search already recorded the implementation
         # key that lowering looks up, ``Function._impl_keys``), number classes (casts such as
@@ -182,16 +260,33 @@ class CUDATypingContext(typing.BaseContext):
         # functions compile while being typed), bound methods and everything else take Numba's
         # path; failures are never remembered here (Numba's per-compile call stack replays
         # those).
-        resolve = functools.partial(super().resolve_function_type, func, args, kws)
         if not _answer_is_cacheable(func):
             self.unremembered += 1
-            return resolve()
-        key = (func, tuple(args), tuple(kws.items()) if kws else ())
+            return super().resolve_function_type(func, args, kws)
+        args = tuple(args)
+        identity = None
+        if not kws:
+            identity = (_CALL, id(func), *map(id, args))
+            entry = self._by_identity.get(identity)
+            if entry is not None:
+                return entry[0]
+        key = (func, args, tuple(kws.items()) if kws else ())
+        try:
+            answer = self._call_signatures.get(key, _UNKNOWN)
+        except TypeError:  # an unhashable part: see _remembered
+            return self._remembered(self._call_signatures, key, functools.partial(
+                super().resolve_function_type, func, args, kws), remember_none=False)
         # For the intrinsics named by a string (``static_getitem`` of an array, which lowering
         # does through ``getitem`` ...), "no template answers" is remembered too: Numba's search
         # then only notes the failure in the frame's cache, which answers ``None`` again.
-        return self._remembered(self._call_signatures, key, resolve,
-                                remember_none=type(func) is str and REMEMBER_MORE)
+        remember_none = type(func) is str and REMEMBER_MORE
+        if answer is _UNKNOWN:
+            resolve = functools.partial(super().resolve_function_type, func, args, kws)
+            answer = self._remembered(self._call_signatures, key, resolve,
+                                      remember_none=remember_none)
+        if identity is not None and (answer is not None or remember_none):
+            self._keep_by_identity(identity, (answer, func, args))
+        return answer
 
     def resolve_overload(self, key, cases, args, kws, allow_ambiguous=True, unsafe_casting=True,
                          exact_match_required=False):
@@ -220,8 +315,23 @@ class CUDATypingContext(typing.BaseContext):
             sig = fnty.get_call_type(self, args, {})
             return sig, fnty._impl_keys[sig.args]
 
-        sig, impl_key = self._remembered(self._function_call_types, (fnty, tuple(args)),
-                                         resolve, remember_none=False)
+        args = tuple(args)
+        identity = (_LOWERING_CALL, id(fnty), *map(id, args))
+        entry = self._by_identity.get(identity)
+        if entry is not None:
+            answer = entry[0]
+        else:
+            key = (fnty, args)
+            try:
+                answer = self._function_call_types.get(key, _UNKNOWN)
+            except TypeError:
+                answer = resolve()  # an unhashable part
+            else:
+                if answer is _UNKNOWN:
+                    answer = self._remembered(self._function_call_types, key, resolve,
+                                              remember_none=False)
+                self._keep_by_identity(identity, (answer, fnty, args))
+        sig, impl_key = answer
         fnty._impl_keys[sig.args] = impl_key
         return sig
 
@@ -252,13 +362,38 @@ class CUDATypingContext(typing.BaseContext):
             return iter(templates)
         return iter(ours + [t for t in templates if not _is_cuda_template(t)])
 
+    def _settle_deferred_attribute(self, typ, attr):
+        deferral = self._pending_deferral()
+        if deferral is None or isinstance(typ, types.Module):
+            return
+        from . import deferred_impls
+
+        if deferred_impls.any_imported() or deferred_impls.attribute_is_deferred(typ, attr):
+            deferral.load()
+
+    def resolve_setattr(self, target, attr, value):
+        self._settle_deferred_attribute(target, attr)
+        return super().resolve_setattr(target, attr, value)
+
     def resolve_getattr(self, typ, attr):
+        self._settle_deferred_attribute(typ, attr)
         # A module attribute no template types is a constant, typed from the module's current
         # value (which the program may change between compiles): only the template search is
         # remembered for modules.
         if (attr in _REDUCTION_METHOD_NAMES and _REDUCTIONS_FAMILY in _pending_triggers
                 and isinstance(typ, types.Array)):
             _demand_family(self, _REDUCTIONS_FAMILY)
+        identity = (_ATTRIBUTE, id(typ), attr)
+        entry = self._by_identity.get(identity)
+        if entry is not None:  # (only answers for other types than modules are kept)
+            return entry[0]
+        try:
+            answer = self._attribute_types.get((typ, attr), _UNKNOWN)
+        except TypeError:
+            answer = _UNKNOWN
+        if answer is not _UNKNOWN:
+            self._keep_by_identity(identity, (answer, typ))
+            return answer
         resolve = functools.partial(super().resolve_getattr, typ, attr)
         if isinstance(typ, types.Module):
             if not REMEMBER_MORE:
@@ -272,7 +407,11 @@ class CUDATypingContext(typing.BaseContext):
                 return templated
             self.unremembered += 1
             return self.resolve_module_constants(typ, attr)
-        return self._remembered(self._attribute_types, (typ, attr), resolve, remember_none=False)
+        answer = self._remembered(self._attribute_types, (typ, attr), resolve,
+                                  remember_none=False)
+        if answer is not None:
+            self._keep_by_identity(identity, (answer, typ))
+        return answer
 
     def _module_attribute_template_type(self, typ, attr):
         """What Numba's ``resolve_getattr`` asks the attribute templates of a module type
@@ -292,15 +431,35 @@ class CUDATypingContext(typing.BaseContext):
             self.install_registry(module.typing_registry)
 
     def resolve_value_type(self, val):
-        if _pending_triggers:  # asked thousands of times per compile: a loop, not a call
-            if type(val) is _NUMPY_UFUNC and _UFUNC_FAMILY in _pending_triggers:
+        deferral = self._pending_deferral()
+        if deferral is not None:
+            from . import deferred_impls
+
+            if deferred_impls.any_imported() or (
+                    id(val) in deferred_impls.tables().typing_key_ids
+                    and id(val) not in deferral.snapshot["typing_globals"]):
+                deferral.load()  # a global only they type (np.empty ...)
+        kind = type(val)
+        if _pending_triggers:  # asked thousands of times per compile: no calls
+            if kind is _NUMPY_UFUNC and _UFUNC_FAMILY in _pending_triggers:
                 importlib.import_module(_UFUNC_FAMILY)
             elif id(val) in _REDUCTION_FUNCTION_IDS and _REDUCTIONS_FAMILY in _pending_triggers:
                 importlib.import_module(_REDUCTIONS_FAMILY)
+            modules = sys.modules
             for name in _pending_triggers:
-                if name in sys.modules:
+                if name in modules:
                     _activate_deferred_families(self)
                     break
+        # the two commonest kinds first (each takes its branch below): constants, and builtin
+        # functions (every operator)
+        if kind in _CONSTANT_KINDS and REMEMBER_MORE:
+            answer = self._constant_types.get((kind, val, _TYPEOF.get(kind)), _UNKNOWN)
+            if answer is not _UNKNOWN:
+                return answer
+        elif kind is _BUILTIN_FUNCTION:
+            answer = self._value_types.get(val, _UNKNOWN)
+            if answer is not _UNKNOWN:
+                return answer
         if isinstance(val, Dispatcher) and not _is_cuda_dispatcher(val):
             val = device_dispatcher_for(val)
         elif _is_plain_builtin_class(val):
@@ -321,7 +480,7 @@ class CUDATypingContext(typing.BaseContext):
             # ``cuda``, ``math``, ``np`` ...: typeof() finds no type (a ValueError built each
             # time) and the global lookup gives ``types.Module(val)``.
             return self._remembered(self._module_types, val,
-                                    functools.partial(super().resolve_value_type, val),
+                                    functools.partial(self._numba_value_type, val),
                                     remember_none=False)
         elif _value_type_is_fixed(val):
             # Builtin functions (``len``, ``operator.add`` ... for every operator lowered) and
@@ -329,9 +488,20 @@ class CUDATypingContext(typing.BaseContext):
             # its traceback cleared, each time) before the global lookup answers.  The answer
             # for the same object changes only when a refresh installs something.
             return self._remembered(self._value_types, val,
-                                    functools.partial(super().resolve_value_type, val),
+                                    functools.partial(self._numba_value_type, val),
                                     remember_none=False)
         self.unremembered += 1
+        return self._numba_value_type(val)
+
+    def _numba_value_type(self, val):
+        """Numba's ``resolve_value_type``, without the ``typeof()`` call when it can only fail:
+        for a module (``cuda`` in ``cuda.grid(1)``, ``np`` ...) or a stub, typeof() imports
+        ``numba.core.typing.cffi_utils`` -- and cffi, when it is installed (~40 ms of a first
+        compile) -- before failing, and the global lookup answers as it does then."""
+        if _typeof_answers_nothing(val):
+            ty = self._get_global_type(val)
+            if ty is not None:
+                return ty
         return super().resolve_value_type(val)
 
     def literal_type(self, value):
@@ -339,11 +509,22 @@ class CUDATypingContext(typing.BaseContext):
         literal class Numba registered for the value's class)."""
         kind = type(value)
         if kind not in _LITERAL_KINDS or not REMEMBER_MORE:
+            if (REMEMBER_MORE and kind not in types.Literal.ctor_map
+                    and not isinstance(value, types.Literal)):
+                # no literal class for it: maybe_literal() answers None (after literal() raised
+                # and caught a LiteralTypingError; for a Literal it raises a ValueError)
+                return None
             return types.maybe_literal(value)
         key = (kind, value, types.Literal.ctor_map.get(kind))
         return self._remembered(self._literal_types, key,
                                 functools.partial(types.maybe_literal, value),
                                 remember_none=True)
+
+    def _keep_by_identity(self, identity, entry):
+        by_identity = self._by_identity
+        if len(by_identity) >= _MAX_REMEMBERED:
+            by_identity.clear()  # (the answers stay in their tables)
+        by_identity[identity] = entry
 
     def _remembered(self, table, key, resolve, remember_none):
         """``table[key]``, else ``resolve()`` kept in ``table``.  Errors are never kept; ``None``
@@ -364,6 +545,7 @@ class CUDATypingContext(typing.BaseContext):
             if answer is not None or remember_none:
                 if len(table) >= _MAX_REMEMBERED:
                     table.clear()
+                    self._by_identity.clear()
                     self.generation += 1
                 table[key] = answer
             else:
@@ -381,6 +563,8 @@ def _is_cuda_template(template):
 
 
 _UNKNOWN = object()
+#: First items of the keys of ``_by_identity`` (which table's answer)
+_CALL, _LOWERING_CALL, _ATTRIBUTE = "call", "lowering call", "attribute"
 #: Bound on each table of remembered answers (templates that build their cases per call would
 #: otherwise grow the overload table without end); a full table starts over.
 _MAX_REMEMBERED = 20000
@@ -396,7 +580,13 @@ _TYPEOF = typeof_impl.registry
 def _module_type_is_plain(module):
     """A module typeof() has no type for (no ``_numba_type_``, no typeof() registered for
     modules): typed by the global lookup, from the registries alone."""
-    return _TYPEOF.get(_MODULE) is None and getattr(module, "_numba_type_", None) is None
+    if _TYPEOF.get(_MODULE) is not None:
+        return False
+    namespace = module.__dict__
+    if "__getattr__" in namespace or "_numba_type_" in _MODULE.__dict__:
+        return getattr(module, "_numba_type_", None) is None
+    # what getattr() finds (without raising AttributeError for the usual absent attribute)
+    return namespace.get("_numba_type_") is None
 
 
 def _answer_is_cacheable(func):
@@ -414,6 +604,25 @@ def _value_type_is_fixed(val):
     kernel-language stub (typed by its registered templates)."""
     kind = type(val)
     return kind is _BUILTIN_FUNCTION or issubclass(kind, Stub)
+
+
+def _typeof_answers_nothing(val):
+    """Would ``typeof(val)`` find no type?  Its generic case (no registration for the class)
+    answers only for buffers, objects with ``_numba_type_`` and cffi objects (which exist only
+    once cffi is imported)."""
+    from numba.core.typing.typeof import typeof_impl
+
+    if "cffi" in sys.modules or isinstance(val, types.ExternalFunction):
+        return False
+    if typeof_impl.dispatch(type(val)) is not typeof_impl.dispatch(object):
+        return False
+    if getattr(val, "_numba_type_", None) is not None:
+        return False
+    try:
+        memoryview(val)
+    except TypeError:
+        return True
+    return False
 
 
 def _is_plain_builtin_class(val):

@@ -275,11 +275,17 @@ def unify_fail(out, a):
         x = (1, 2)
     out[0] = x
 
+SOME_OBJECT = object()
+
+def untyped_global(out, a):
+    out[0] = SOME_OBJECT
+
 def bad_then_good(out, a):
     out[0] = math.sqrt(a) + len(a)
 
 messages = []
-for kernel in (bad_call, bad_attribute, bad_setitem, undefined, unify_fail, bad_then_good):
+for kernel in (bad_call, bad_attribute, bad_setitem, undefined, unify_fail, untyped_global,
+               bad_then_good):
     for _ in range(2):  # the second time from the remembered answers
         try:
             cuda.compile_ptx(kernel, void(float64[::1], float64), cc=(8, 0))
@@ -352,6 +358,10 @@ def test_constants_and_literals_are_typed_as_numba_types_them(cuda):
             ours = ctx.resolve_value_type(value)
             assert ours is BaseContext.resolve_value_type(ctx, value), value
             assert ctx.literal_type(value) is types.maybe_literal(value), value
+    assert ctx.literal_type(1.5) is None and ctx.literal_type(math) is None
+    assert ctx.literal_type(slice(1, 2)) == types.maybe_literal(slice(1, 2))
+    with pytest.raises(ValueError):  # as maybe_literal(): a Literal is refused
+        ctx.literal_type(types.literal(1))
     # 1 == True == 1.0 hash alike: kept apart
     assert ctx.resolve_value_type(True) is types.boolean
     assert ctx.resolve_value_type(1) is types.intp
@@ -447,8 +457,9 @@ def test_new_tables_are_forgotten_when_a_refresh_installs_something(cuda):
     ctx.literal_type(7)
     ctx.resolve_value_type(math)
     ctx.resolve_getattr(types.Module(math), "pi")
+    ctx.resolve_getattr(types.float64[::1], "size")
     tables = (ctx._constant_types, ctx._literal_types, ctx._module_types,
-              ctx._module_attribute_templates)
+              ctx._module_attribute_templates, ctx._by_identity)
     assert all(tables)
     generation = ctx.generation
 
