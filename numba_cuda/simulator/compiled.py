@@ -1,4 +1,4 @@
-"""``NUMBA_CUDASIM_MODE=compiled``: kernels whose threads never meet, compiled by Numba's CPU target.
+"""The compiled simulator mode (the default): kernels whose threads never meet, compiled by Numba's CPU target.
 
 A kernel qualifies when its threads cannot observe each other's progress except at top-level
 barriers: no warp collective, no cooperative group, no ``print``, no ``while`` loop that could

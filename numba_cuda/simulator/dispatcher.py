@@ -20,12 +20,12 @@ from .threadstate import state
 from .unavailable import not_available  # noqa: F401 - also used from here by older modules
 from .transform import DeviceRecursion, TransformError, Transformed, transform
 
-#: the values of ``sim_mode``/``NUMBA_CUDASIM_MODE``: ``compiled`` (kernels that
+#: the values of ``sim_mode``/``NUMBA_CUDASIM_MODE``: ``compiled`` (the default: kernels that
 #: qualify run compiled once past NUMBA_CUDASIM_COMPILE_THRESHOLD threads, the others in the Python
 #: path), ``python`` (the Python path only), ``threads`` (one OS thread per simulated thread);
 #: ``auto``, the default before the compiled mode was, is the Python path, as it was
 MODES = ("compiled", "python", "threads", "auto")
-DEFAULT_MODE = "python"
+DEFAULT_MODE = "compiled"
 
 # One launch at a time per process: only one simulated thread executes at any moment (what
 # makes atomics atomic), so launches from several host threads are serialised.  The "current

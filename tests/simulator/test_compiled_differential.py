@@ -2,6 +2,12 @@
 the Python path (``sim_mode="python"``) and compiled (``sim_mode="compiled"``, threshold 0) must
 leave identical arrays (bit for bit; any NaN for a NaN) and raise identical errors.
 
+One difference is expected and documented (docs/user/simulator.rst, "What the simulator cannot
+promise"): Numba marks signed ``+ - *`` as never overflowing (LLVM's ``nsw``), so the compiled code
+may fold a comparison of an overflowed int64 (``a + a <= c`` as ``a <= c / 2``) where the Python
+path compares the wrapped value; the GPU compiler may fold it too.  About one case in 400 of a
+long hunt hits it (gridstride 58); CI's seeds do not.
+
 Seeded: CI runs ``SEEDS`` seeds of each family (a few seconds, most of it Numba compiling).  For a
 longer hunt, ``NUMBA_CUDA_DIFFERENTIAL_SEEDS=500`` runs seeds 0..499 of each family instead, or
 ``python tests/simulator/test_compiled_differential.py FAMILY SEED...`` prints a case's source

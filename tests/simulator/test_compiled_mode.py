@@ -1,4 +1,4 @@
-"""The simulator's compiled mode (``sim_mode="compiled"``, ``NUMBA_CUDASIM_MODE=compiled``): which
+"""The simulator's compiled mode (the default; ``sim_mode="compiled"``, ``NUMBA_CUDASIM_MODE=compiled``): which
 kernels it compiles, that they give the Python simulator's results and errors, and the fallback."""
 
 import ast
@@ -227,7 +227,8 @@ def test_small_launches_run_in_python_until_the_threshold(monkeypatch):
 
 def test_below_the_threshold_nothing_of_the_compiled_mode_is_made(monkeypatch):
     monkeypatch.setenv("NUMBA_CUDASIM_COMPILE_THRESHOLD", "100000")
-    kernel = cuda.jit(sim_mode="compiled")(elementwise)
+    monkeypatch.delenv("NUMBA_CUDASIM_MODE", raising=False)
+    kernel = cuda.jit(elementwise)  # the default mode
     out = np.zeros(1000, np.float32)
     for _ in range(3):
         kernel[4, 256](_F, _F, out)
@@ -237,6 +238,10 @@ def test_below_the_threshold_nothing_of_the_compiled_mode_is_made(monkeypatch):
 
 
 def test_the_environment_variable_selects_the_mode(monkeypatch):
+    monkeypatch.delenv("NUMBA_CUDASIM_MODE", raising=False)
+    assert cuda.jit(elementwise).sim_mode == "compiled"  # the default
+    monkeypatch.setenv("NUMBA_CUDASIM_MODE", "")
+    assert cuda.jit(elementwise).sim_mode == "compiled"
     monkeypatch.setenv("NUMBA_CUDASIM_MODE", "compiled")
     kernel = cuda.jit(elementwise)
     assert kernel.sim_mode == "compiled"
