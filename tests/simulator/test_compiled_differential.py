@@ -4,9 +4,10 @@ leave identical arrays (bit for bit; any NaN for a NaN) and raise identical erro
 
 One difference is expected and documented (docs/user/simulator.rst, "What the simulator cannot
 promise"): Numba marks signed ``+ - *`` as never overflowing (LLVM's ``nsw``), so the compiled code
-may fold a comparison of an overflowed int64 (``a + a <= c`` as ``a <= c / 2``) where the Python
-path compares the wrapped value; the GPU compiler may fold it too.  About one case in 400 of a
-long hunt hits it (gridstride 58); CI's seeds do not.
+may fold a comparison of an overflowed int64 (``a + a <= c`` as ``a <= c / 2``) or compute
+``(0 - a) % 3`` as if ``0 - INT64_MIN`` did not wrap, where the Python path uses the wrapped value;
+the GPU compiler may do the same.  Two cases in 400 of a long hunt hit it (gridstride 58, atomic
+60); CI's seeds do not.
 
 Seeded: CI runs ``SEEDS`` seeds of each family (a few seconds, most of it Numba compiling).  For a
 longer hunt, ``NUMBA_CUDA_DIFFERENTIAL_SEEDS=500`` runs seeds 0..499 of each family instead, or
