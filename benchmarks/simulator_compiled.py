@@ -2,8 +2,9 @@
 
     python benchmarks/simulator_compiled.py [--n 1000000] [--repeat 3]
 
-Runs each kernel under ``NUMBA_ENABLE_CUDASIM=1`` twice: as ``cuda.jit`` kernels (the Python
-simulator) and as ``cuda.jit(sim_mode="compiled")`` kernels (``NUMBA_CUDASIM_MODE=compiled``),
+Runs each kernel under ``NUMBA_ENABLE_CUDASIM=1`` twice: as ``cuda.jit(sim_mode="python")``
+kernels (the Python simulator) and as ``cuda.jit(sim_mode="compiled")`` kernels (the compiled
+mode, the default),
 checks that both give numpy's result, and prints the best time of each (the compiled time
 excludes compiling: the first compiled launch compiles, and its compile time is printed apart),
 and the ratio python/compiled.  Target: ratio >= 50 on every kernel (elementwise, grid-stride,
@@ -100,7 +101,7 @@ def main():
         timings = {}
         compile_s = None
         for mode in ("python", "compiled"):
-            kernel = cuda.jit(fn) if mode == "python" else cuda.jit(sim_mode="compiled")(fn)
+            kernel = cuda.jit(sim_mode=mode)(fn)
             launch = kernel[config]
             best = float("inf")
             repeats = 1 if mode == "python" else opts.repeat + 1

@@ -52,7 +52,9 @@ thread, driven by the same scheduler one thread at a time
 (:class:`.scheduler.ThreadCoroutine`), so semantics are the same, only
 slower.  ``cuda.jit(sim_mode="threads")`` or ``NUMBA_CUDASIM_MODE=threads``
 force it; ``kernel.sim_mode`` tells which strategy a kernel uses
-(``sequential``, ``coroutines`` or ``threads``).  A barrier reached through a
+(``sequential``, ``coroutines`` or ``threads``; ``compiled`` for the kernels the default mode
+compiles once their launches pass ``NUMBA_CUDASIM_COMPILE_THRESHOLD`` threads, see
+:mod:`.compiled`; ``NUMBA_CUDASIM_MODE=python`` keeps every kernel in the Python path).  A barrier reached through a
 call the rewriter could not see (a device function passed around as a
 value) raises :class:`.collectives.UnseenBarrierError` saying to use that
 mode.

@@ -137,7 +137,9 @@ def _unsigned(ary, x):
 
 
 def inc(ary, idx, val):
-    """``old >= val ? 0 : old + 1`` (unsigned comparison), as CUDA's atomicInc."""
+    """``old >= val ? 0 : old + 1`` (unsigned comparison), as CUDA's atomicInc; ``val``
+    converted to the array's type first (a float as ``cvt.rzi``: -3.0 gives 0, not 2**32 - 3)."""
+    val = _operand(ary, val)
     old = _load(ary, idx)
     if _unsigned(ary, old) >= _unsigned(ary, val):
         store(ary, idx, 0)
@@ -147,7 +149,9 @@ def inc(ary, idx, val):
 
 
 def dec(ary, idx, val):
-    """``(old == 0 || old > val) ? val : old - 1`` (unsigned comparison), as CUDA's atomicDec."""
+    """``(old == 0 || old > val) ? val : old - 1`` (unsigned comparison), as CUDA's atomicDec;
+    ``val`` converted as for :func:`inc`."""
+    val = _operand(ary, val)
     old = _load(ary, idx)
     u_old = _unsigned(ary, old)
     if u_old == 0 or u_old > _unsigned(ary, val):

@@ -1,4 +1,4 @@
-"""``NUMBA_CUDASIM_MODE=compiled``: kernels whose threads never meet, compiled by Numba's CPU target.
+"""The compiled simulator mode (the default): kernels whose threads never meet, compiled by Numba's CPU target.
 
 A kernel qualifies when its threads cannot observe each other's progress except at top-level
 barriers: no warp collective, no cooperative group, no ``print``, no ``while`` loop that could
@@ -761,7 +761,8 @@ DEFAULT_THRESHOLD = 100_000
 
 def compile_threshold():
     """``NUMBA_CUDASIM_COMPILE_THRESHOLD``: how many threads a kernel's launches must have run in
-    all before the compiled mode compiles it (default 100000; 0: at the first launch)."""
+    all (the current launch included) before the compiled mode compiles it (default 100000: compiling
+    costs about as much as 1e5 threads of the Python simulator; 0: at the first launch)."""
     import os
 
     value = os.environ.get("NUMBA_CUDASIM_COMPILE_THRESHOLD", "")
@@ -772,16 +773,50 @@ def compile_threshold():
                          f"got {value!r}") from None
 
 
-def _grid_source(nparams, nphases, nshared):
-    """The loop over the grid: per block, its shared arrays (zero-filled), then each phase for
-    every thread in the Python simulator's order, handing each thread's variables to the next."""
+def _interrupt_check():
+    """``PyOS_InterruptOccurred`` as a function the grid loop calls (GIL held: the loop keeps it):
+    1 once a SIGINT (Ctrl-C) has arrived, which it consumes (:func:`_deliver_interrupt` hands it
+    on to the handler)."""
+    import ctypes
+
+    fn = ctypes.pythonapi.PyOS_InterruptOccurred
+    fn.restype, fn.argtypes = ctypes.c_int, []
+    return fn
+
+
+def _deliver_interrupt():
+    """Run the SIGINT handler the compiled loop stopped for (Python's: ``KeyboardInterrupt``)."""
+    import signal
+
+    handler = signal.getsignal(signal.SIGINT)
+    if callable(handler):
+        handler(signal.SIGINT, sys._getframe(1))
+    else:  # not Python's handler any more: the signal again, to whatever handles it now
+        signal.raise_signal(signal.SIGINT)
+
+
+#: whether the grid loop checks for Ctrl-C between blocks (a switch for benchmarks and tests)
+INTERRUPTIBLE = True
+
+
+def _grid_source(nparams, nphases, nshared, interruptible=True):
+    """The loop over the grid, from block ``start`` (linear, ``x`` fastest): per block, its
+    shared arrays (zero-filled), then each phase for every thread in the Python simulator's
+    order, handing each thread's variables to the next.  Before each block it checks for a
+    SIGINT and returns that block's index when one came; -1 when every block ran."""
     args = ", ".join(f"a{k}" for k in range(nparams))
     shared = ", ".join(f"s{k}" for k in range(nshared))
-    lines = [f"def grid_loop(gdx, gdy, gdz, bdx, bdy, bdz{', ' + args if args else ''}):",
+    lines = [f"def grid_loop(start, gdx, gdy, gdz, bdx, bdy, bdz{', ' + args if args else ''}):",
+             "    b = 0",
              "    for bz in range(gdz):",
              "        for by in range(gdy):",
-             "            for bx in range(gdx):"]
+             "            for bx in range(gdx):",
+             "                b += 1",
+             "                if b <= start:",
+             "                    continue"]
     ind = " " * 16
+    if interruptible:
+        lines += [f"{ind}if interrupted():", f"{ind}    return b - 1"]
     lines += [f"{ind}s{k} = np.zeros(shape{k}, dtype{k})" for k in range(nshared)]
     for p in range(nphases):
         parts = ["tx, ty, tz, bx, by, bz, bdx, bdy, bdz, gdx, gdy, gdz"]
@@ -798,6 +833,7 @@ def _grid_source(nparams, nphases, nshared):
         inner = ind + " " * 12
         lines.append(f"{inner}st{p}.append({call})" if p < nphases - 1 else f"{inner}{call}")
         lines.append(f"{inner}t += 1")
+    lines.append("    return -1")
     return "\n".join(lines) + "\n"
 
 
@@ -814,10 +850,6 @@ class CompiledKernel:
         self._signatures = {}  # argument types -> True (compiled) or the reason it is not
         self._readonly = []
         self.phases = 0
-        #: threads the kernel's launches must have run in all (this one included) before it
-        #: compiles: compiling costs about as much as 1e5 threads of the Python simulator
-        self.threshold = compile_threshold()
-        self._threads = 0
         if options.get("debug"):
             self._refuse(f"{self.qualname}: debug=True kernels (division by zero raises there)")
             return
@@ -835,13 +867,14 @@ class CompiledKernel:
         #: how many phases (barriers + 1) the kernel has
         self.phases = len(rewritten.fns)
         self._readonly = _read_only_uses(rewritten.fdef, rewritten.params)
-        namespace = {"np": np}
+        namespace = {"np": np, "interrupted": _interrupt_check()}
         for k, fn in enumerate(rewritten.fns):
             namespace[f"phase{k}"] = numba.njit(**_NJIT_OPTIONS)(fn)
         for k, (_, shape, dtype) in enumerate(rewritten.shared):
             namespace[f"shape{k}"] = shape
             namespace[f"dtype{k}"] = dtype.type if dtype.fields is None else dtype
-        source = _grid_source(len(rewritten.params), len(rewritten.fns), len(rewritten.shared))
+        source = _grid_source(len(rewritten.params), len(rewritten.fns), len(rewritten.shared),
+                              INTERRUPTIBLE)
         exec(source, namespace)  # noqa: S102 - generated above
         self._loop = numba.njit(**_NJIT_OPTIONS)(namespace["grid_loop"])
 
@@ -874,7 +907,7 @@ class CompiledKernel:
 
             start = time.perf_counter()
             try:
-                self._loop.compile((numba.int64,) * 6 + types_)
+                self._loop.compile((numba.int64,) * 7 + types_)
                 state = True
             except Exception as exc:  # noqa: BLE001 - Numba's errors: the Python simulator runs it
                 first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
@@ -888,15 +921,14 @@ class CompiledKernel:
 
     def run(self, grid, block, args):
         """Run the launch compiled; False when it did not (memory is then as before the call,
-        and the caller runs the launch in the Python simulator)."""
+        and the caller runs the launch in the Python simulator).
+
+        A SIGINT (Ctrl-C) stops the loop before its next block and runs the SIGINT handler:
+        ``KeyboardInterrupt`` leaves memory as the blocks run so far wrote it (whole blocks, in
+        the simulator's order: the state the Python simulator is in between those blocks); a
+        handler that returns lets the launch go on from that block."""
         if self._loop is None:
             return False
-        if self._threads < self.threshold:
-            self._threads += grid[0] * grid[1] * grid[2] * block[0] * block[1] * block[2]
-            if self._threads < self.threshold:
-                self.reason = (f"{self.qualname}: {self._threads} threads launched so far, fewer "
-                               f"than NUMBA_CUDASIM_COMPILE_THRESHOLD={self.threshold}")
-                return False
         args = [a.view(np.ndarray) if isinstance(a, np.recarray) else a for a in args]
         types_ = self._types(args)
         if types_ is None:
@@ -910,14 +942,20 @@ class CompiledKernel:
                 if uses is None or uses != {arr.ndim} or arr.dtype.fields is not None or \
                         isinstance(a, tuple):
                     saved.append((arr, arr.copy()))
-        try:
-            self._loop(*grid, *block, *args)
-        except Exception as exc:  # noqa: BLE001 - the Python simulator reruns it and reports
-            for arr, copy in saved:
-                np.copyto(arr, copy)
-            self._refuse(f"{self.qualname}: the compiled launch raised {type(exc).__name__} "
-                         f"({exc}); rerun in the Python simulator")
-            return False
+        start = 0
+        while True:
+            try:
+                start = self._loop(start, *grid, *block, *args)
+            except Exception as exc:  # noqa: BLE001 - the Python simulator reruns it and reports
+                for arr, copy in saved:
+                    np.copyto(arr, copy)
+                self._refuse(f"{self.qualname}: the compiled launch raised {type(exc).__name__} "
+                             f"({exc}); rerun in the Python simulator")
+                return False
+            if start < 0:
+                break
+            self.reason = f"{self.qualname}: interrupted before block {start}"
+            _deliver_interrupt()  # KeyboardInterrupt propagates from here
         self.reason = None
         return True
 

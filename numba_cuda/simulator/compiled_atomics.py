@@ -171,8 +171,9 @@ def nanmin(ary, idx, val):
 @numba.njit(**_OPTIONS)
 def inc(ary, idx, val):
     _check_index(ary, idx)
+    v = _elem(ary, val)  # converted first (a float as cvt.rzi), then compared unsigned
     old = ary[idx]
-    if _unsigned(ary, old) >= _unsigned(ary, val):
+    if _unsigned(ary, old) >= _unsigned(ary, v):
         ary[idx] = 0
     else:
         ary[idx] = old + 1
@@ -182,10 +183,11 @@ def inc(ary, idx, val):
 @numba.njit(**_OPTIONS)
 def dec(ary, idx, val):
     _check_index(ary, idx)
+    v = _elem(ary, val)
     old = ary[idx]
     u_old = _unsigned(ary, old)
-    if u_old == 0 or u_old > _unsigned(ary, val):
-        ary[idx] = _elem(ary, val)
+    if u_old == 0 or u_old > _unsigned(ary, v):
+        ary[idx] = v
     else:
         ary[idx] = old - 1
     return old

@@ -20,7 +20,12 @@ from .threadstate import state
 from .unavailable import not_available  # noqa: F401 - also used from here by older modules
 from .transform import DeviceRecursion, TransformError, Transformed, transform
 
-MODES = ("auto", "threads", "compiled")
+#: the values of ``sim_mode``/``NUMBA_CUDASIM_MODE``: ``compiled`` (the default: kernels that
+#: qualify run compiled once past NUMBA_CUDASIM_COMPILE_THRESHOLD threads, the others in the Python
+#: path), ``python`` (the Python path only), ``threads`` (one OS thread per simulated thread);
+#: ``auto``, the default before the compiled mode was, is the Python path, as it was
+MODES = ("compiled", "python", "threads", "auto")
+DEFAULT_MODE = "compiled"
 
 # One launch at a time per process: only one simulated thread executes at any moment (what
 # makes atomics atomic), so launches from several host threads are serialised.  The "current
@@ -234,12 +239,16 @@ class SimKernel(_SimFunction):
         super().__init__(pyfunc, sigs, options, jit_options)
         for sig in self.signatures:
             _check_kernel_signature(pyfunc, sig)
-        mode = options.get("sim_mode") or os.environ.get("NUMBA_CUDASIM_MODE", "auto")
+        mode = options.get("sim_mode") or os.environ.get("NUMBA_CUDASIM_MODE") or DEFAULT_MODE
         if mode not in MODES:
             raise ValueError(f"sim_mode must be one of {MODES}, got {mode!r}")
-        self._mode = mode
+        self._mode = "python" if mode == "auto" else mode
         self._plan = None
         self._compiled_kernel = None
+        #: threads launched so far, and NUMBA_CUDASIM_COMPILE_THRESHOLD (read at the first
+        #: launch): the compiled mode compiles a kernel once the first reaches the second
+        self._threads_launched = 0
+        self._threshold = None
         self._scalar_types = None
         #: keyword arguments and defaults of a launch -> the positional tuple, as on the GPU
         self._binder = ParameterBinder(pyfunc)
@@ -323,8 +332,9 @@ class SimKernel(_SimFunction):
 
     @property
     def sim_mode(self):
-        """How the simulator runs this kernel: ``compiled`` (with ``NUMBA_CUDASIM_MODE=compiled``,
-        for a kernel that qualifies), ``sequential``, ``coroutines`` or ``threads``."""
+        """How the simulator runs this kernel: ``compiled`` (in the compiled mode, the default, for
+        a kernel that qualifies, whether or not its launches have reached the threshold yet),
+        ``sequential``, ``coroutines`` or ``threads``."""
         if self._mode == "compiled" and self._compiled().eligible:
             return "compiled"
         return self._get_plan()[0]
@@ -344,7 +354,25 @@ class SimKernel(_SimFunction):
         simulator; None when it ran compiled, or when the mode is not ``compiled``."""
         if self._mode != "compiled":
             return None
-        return self._compiled().reason
+        compiled = self._compiled()
+        if compiled.eligible and self._threshold is not None and \
+                self._threads_launched < self._threshold:
+            return (f"{self.py_func.__qualname__}: {self._threads_launched} threads launched so "
+                    f"far, fewer than NUMBA_CUDASIM_COMPILE_THRESHOLD={self._threshold}")
+        return compiled.reason
+
+    def _compile_due(self, grid, block):
+        """Count this launch's threads; whether the kernel's launches have reached the compile
+        threshold (nothing of the compiled mode is made before)."""
+        threshold = self._threshold
+        if threshold is None:
+            from .compiled import compile_threshold
+
+            threshold = self._threshold = compile_threshold()
+        if self._threads_launched < threshold:
+            self._threads_launched += grid[0] * grid[1] * grid[2] * block[0] * block[1] * block[2]
+            return self._threads_launched >= threshold
+        return True
 
     @property
     def sim_compile_seconds(self):
@@ -403,7 +431,7 @@ class SimKernel(_SimFunction):
         if sanitizer.active is not None:  # sanitizer hook: checking views of the arrays
             kargs = sanitizer.active.wrap_args(args, kargs)
         elif self._mode == "compiled" and not self._binder.keyword_only and \
-                self._compiled().run(grid, block, kargs):
+                self._compile_due(grid, block) and self._compiled().run(grid, block, kargs):
             for writeback in retr:
                 writeback()
             return

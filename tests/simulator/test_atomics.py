@@ -67,6 +67,26 @@ def test_inc_and_dec_wrap_like_cuda():
     assert list(a) == [2, 2]
 
 
+@pytest.mark.parametrize("mode", ["python", "compiled"])
+def test_inc_and_dec_convert_a_float_operand_as_cvt_rzi(mode, monkeypatch):
+    """The operand is converted to the array's type first, as for the other atomics: a negative
+    float saturates to 0 (the GPU's ``cvt.rzi.u32``), not 2**32 - 3 (found by the compiled mode's
+    differential test)."""
+    monkeypatch.setenv("NUMBA_CUDASIM_COMPILE_THRESHOLD", "0")
+
+    @cuda.jit(sim_mode=mode)
+    def k(a, olds, v):
+        olds[0] = cuda.atomic.inc(a, 0, v)
+        olds[1] = cuda.atomic.dec(a, 1, v)
+        olds[2] = cuda.atomic.inc(a, 2, -v)
+
+    a = np.array([5, 5, 1], dtype=np.uint32)
+    olds = np.zeros(3, np.uint32)
+    k[1, 1](a, olds, -3.5)
+    assert list(olds) == [5, 5, 1]
+    assert list(a) == [0, 0, 2]     # inc: 5 >= 0 -> 0; dec: 5 > 0 -> 0; inc: 1 < 3 -> 2
+
+
 def test_cas_and_compare_and_swap():
     @cuda.jit
     def k(a, b, olds):

@@ -1,4 +1,4 @@
-"""The simulator's compiled mode (``sim_mode="compiled"``, ``NUMBA_CUDASIM_MODE=compiled``): which
+"""The simulator's compiled mode (the default; ``sim_mode="compiled"``, ``NUMBA_CUDASIM_MODE=compiled``): which
 kernels it compiles, that they give the Python simulator's results and errors, and the fallback."""
 
 import ast
@@ -22,7 +22,7 @@ def _compile_at_once(monkeypatch):
 
 def both(fn, **options):
     """The kernel in the Python simulator and in the compiled mode."""
-    return (cuda.jit(sim_mode="auto", **options)(fn), cuda.jit(sim_mode="compiled", **options)(fn))
+    return (cuda.jit(sim_mode="python", **options)(fn), cuda.jit(sim_mode="compiled", **options)(fn))
 
 
 def run_both(fn, config, *args, **options):
@@ -220,17 +220,42 @@ def test_small_launches_run_in_python_until_the_threshold(monkeypatch):
     kernel[4, 256](_F, _F, out)           # 2048: compiled
     assert kernel.sim_compiled_reason is None and kernel.sim_compile_seconds > 0
     np.testing.assert_array_equal(out, np.float32(2.5) * _F + _F)
-    monkeypatch.setenv("NUMBA_CUDASIM_COMPILE_THRESHOLD", "many")
+    monkeypatch.setenv("NUMBA_CUDASIM_COMPILE_THRESHOLD", "many")  # read at the first launch
     with pytest.raises(ValueError, match="NUMBA_CUDASIM_COMPILE_THRESHOLD"):
-        cuda.jit(sim_mode="compiled")(elementwise).sim_mode
+        cuda.jit(sim_mode="compiled")(elementwise)[4, 256](_F, _F, out)
+
+
+def test_below_the_threshold_nothing_of_the_compiled_mode_is_made(monkeypatch):
+    monkeypatch.setenv("NUMBA_CUDASIM_COMPILE_THRESHOLD", "100000")
+    monkeypatch.delenv("NUMBA_CUDASIM_MODE", raising=False)
+    kernel = cuda.jit(elementwise)  # the default mode
+    out = np.zeros(1000, np.float32)
+    for _ in range(3):
+        kernel[4, 256](_F, _F, out)
+    assert kernel._compiled_kernel is None  # small launches cost the Python path only
+    assert "3072 threads launched so far" in kernel.sim_compiled_reason
+    np.testing.assert_array_equal(out, np.float32(2.5) * _F + _F)
 
 
 def test_the_environment_variable_selects_the_mode(monkeypatch):
+    monkeypatch.delenv("NUMBA_CUDASIM_MODE", raising=False)
+    assert cuda.jit(elementwise).sim_mode == "compiled"  # the default
+    monkeypatch.setenv("NUMBA_CUDASIM_MODE", "")
+    assert cuda.jit(elementwise).sim_mode == "compiled"
     monkeypatch.setenv("NUMBA_CUDASIM_MODE", "compiled")
     kernel = cuda.jit(elementwise)
     assert kernel.sim_mode == "compiled"
-    monkeypatch.setenv("NUMBA_CUDASIM_MODE", "auto")
-    assert cuda.jit(elementwise).sim_mode == "sequential"
+    for python_path in ("python", "auto"):  # auto: the old default, the Python path
+        monkeypatch.setenv("NUMBA_CUDASIM_MODE", python_path)
+        kernel = cuda.jit(elementwise)
+        assert kernel.sim_mode == "sequential"
+        assert kernel.sim_compiled_reason is None
+        out = np.zeros(1000, np.float32)
+        kernel[4, 256](_F, _F, out)
+        assert kernel._compiled_kernel is None and kernel.sim_compile_seconds == 0.0
+        assert cuda.jit(sim_mode="compiled")(elementwise).sim_mode == "compiled"  # option wins
+    monkeypatch.setenv("NUMBA_CUDASIM_MODE", "threads")
+    assert cuda.jit(elementwise).sim_mode == "threads"
     monkeypatch.setenv("NUMBA_CUDASIM_MODE", "fast")
     with pytest.raises(ValueError, match="compiled"):
         cuda.jit(elementwise)

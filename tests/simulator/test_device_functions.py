@@ -33,7 +33,7 @@ def block_total(value):
 
 
 def test_nested_device_functions():
-    @cuda.jit(sim_mode="auto")  # the Python path's choice of mode, whatever NUMBA_CUDASIM_MODE says
+    @cuda.jit(sim_mode="python")  # the Python path, whatever the default or NUMBA_CUDASIM_MODE says
     def k(a, out):
         i = cuda.grid(1)
         out[i] = sum_of_squares(a[i], 2)
@@ -127,12 +127,12 @@ def test_forced_threads_mode_gives_the_same_results():
 
     a = np.arange(32, dtype=np.float64)
     results = []
-    for mode in ("auto", "threads"):
+    for mode in ("python", "threads"):
         k = cuda.jit(body, sim_mode=mode)
         out = np.zeros(32)
         k[1, 32](a, out)
         results.append(out)
-        assert k.sim_mode == ("coroutines" if mode == "auto" else "threads")
+        assert k.sim_mode == ("coroutines" if mode == "python" else "threads")
     assert np.array_equal(results[0], results[1])
     assert results[0][0] == 31 + 1 + 28 + 32
 

@@ -59,7 +59,7 @@ def test_numba_cuda_uses_the_simulator_when_the_flag_is_set():
         from numba_cuda.simulator import api
         from numba_cuda._exports import GPU
 
-        @cuda.jit(sim_mode="auto")  # the Python path's mode, whatever NUMBA_CUDASIM_MODE says
+        @cuda.jit(sim_mode="python")  # the Python path, whatever the default or NUMBA_CUDASIM_MODE says
         def reverse(a):
             s = shared.array(8, np.int64)
             t = threadIdx.x

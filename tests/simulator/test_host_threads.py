@@ -18,7 +18,7 @@ def _wait_for(flags, index, seconds=10.0):
         time.sleep(0.001)
 
 
-@pytest.mark.parametrize("mode", ["auto", "threads"])
+@pytest.mark.parametrize("mode", ["python", "threads"])
 def test_another_host_thread_sees_no_launch(mode):
     @cuda.jit(sim_mode=mode)
     def held(flags, out):

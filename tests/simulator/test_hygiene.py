@@ -6,7 +6,7 @@ import pytest
 from numba_cuda.simulator import api as cuda
 
 
-@pytest.mark.parametrize("mode", ["auto", "threads"])
+@pytest.mark.parametrize("mode", ["python", "threads"])
 def test_a_parameter_named_like_the_thread_context(mode):
     @cuda.jit(sim_mode=mode)
     def k(_sim_ctx, out):

@@ -74,3 +74,79 @@ def test_ctrl_c_stops_an_os_thread_mode_launch_promptly(kernel, nthreads, tmp_pa
     assert "next launch [1, 2, 3, 4]" in out, (out, err[-2000:])
     assert elapsed < 3.0, f"KeyboardInterrupt took {elapsed:.1f} s"
     assert proc.returncode != 0
+
+
+COMPILED_SCRIPT = textwrap.dedent('''
+    import signal, sys
+    import numpy as np
+    from numba_cuda.simulator import api as cuda
+
+    @cuda.jit  # the default mode: compiled, past the threshold (0 here)
+    def slow(x, done, n):
+        i = cuda.grid(1)
+        v = x[i]
+        for k in range(n):  # a float recurrence: not folded, about n * 1 ns per thread
+            v = v * 1.0000001 + 1.0
+        x[i] = v
+        done[i] = 1
+
+    blocks, tpb, n = 4096, 32, int(sys.argv[1])
+    calls = []
+    if sys.argv[2] == "handler":  # a SIGINT handler that returns: the launch goes on
+        signal.signal(signal.SIGINT, lambda signum, frame: calls.append(signum))
+    x = np.zeros(blocks * tpb)
+    done = np.zeros(blocks * tpb, np.int8)
+    slow[1, tpb](x, done, 1)  # compiles
+    assert slow.sim_mode == "compiled" and slow.sim_compiled_reason is None
+    done[:] = 0
+    print("launching", flush=True)
+    try:
+        slow[blocks, tpb](x, done, n)
+    except KeyboardInterrupt:
+        rows = done.reshape(blocks, tpb)
+        whole = bool(((rows == 0) | (rows == 1)).all() and (rows == rows[:, :1]).all())
+        ran = int(rows[:, 0].sum())
+        prefix = bool((rows[:ran] == 1).all())
+        print("interrupted", whole, prefix, 0 < ran < blocks, slow.sim_compiled_reason, flush=True)
+        y = np.zeros(tpb)
+        slow[1, tpb](y, np.zeros(tpb, np.int8), 2)  # the kernel is usable again
+        print("next launch", y[0] == 1.0000001 + 1.0, slow.sim_compiled_reason, flush=True)
+        raise
+    print("completed", int(done.sum()) == blocks * tpb, calls == [signal.SIGINT], flush=True)
+''')
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process is POSIX")
+@pytest.mark.parametrize("handler", ["default", "handler"])
+def test_ctrl_c_stops_a_compiled_launch_between_blocks(handler, tmp_path):
+    """A compiled launch checks for SIGINT before each block: Python's handler raises
+    KeyboardInterrupt there, memory holding the blocks run so far (whole, in order); a handler
+    that returns lets the launch go on."""
+    script = tmp_path / "slow.py"
+    script.write_text(COMPILED_SCRIPT)
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CUDASIM_MODE"}
+    env["NUMBA_CUDASIM_COMPILE_THRESHOLD"] = "0"
+    # uninterrupted the default-handler launch takes ~10 s or more, the other ~1 s
+    n = 100_000 if handler == "default" else 5_000
+    proc = subprocess.Popen([sys.executable, str(script), str(n), handler], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert proc.stdout.readline().strip() == "launching", proc.communicate()[1][-2000:]
+        time.sleep(0.3)
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    elapsed = time.monotonic() - sent
+    if handler == "handler":
+        assert "completed True True" in out, (out, err[-2000:])
+        assert proc.returncode == 0
+        return
+    assert "KeyboardInterrupt" in err, err[-2000:]
+    assert "interrupted True True True slow: interrupted before block" in out, (out, err[-2000:])
+    assert "next launch True None" in out, (out, err[-2000:])
+    assert elapsed < 3.0, f"KeyboardInterrupt took {elapsed:.1f} s"
+    assert proc.returncode != 0

@@ -151,7 +151,7 @@ def test_pickled_kernel_and_launcher_keep_keywords_and_defaults():
         launcher(out, m=1)
 
 
-@pytest.mark.parametrize("mode", ["auto", "threads"])
+@pytest.mark.parametrize("mode", ["python", "threads"])
 def test_keyword_only_parameters_of_a_kernel_with_barriers(mode):
     @cuda.jit(sim_mode=mode)
     def reverse(a, *, out, n=4):

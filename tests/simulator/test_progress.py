@@ -33,7 +33,7 @@ def run_sim(body, stall="0.3", timeout=60):
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-@pytest.mark.parametrize("mode", ["auto", "threads"])
+@pytest.mark.parametrize("mode", ["python", "threads"])
 @pytest.mark.parametrize("setter", [31, 5, 63])
 def test_a_thread_spinning_on_a_flag_set_later_in_the_block_completes(mode, setter):
     out = run_sim(f"""
@@ -139,7 +139,7 @@ def test_a_long_computation_is_not_mistaken_for_a_deadlock():
     assert out == [True, True]
 
 
-@pytest.mark.parametrize("mode", ["auto", "threads"])
+@pytest.mark.parametrize("mode", ["python", "threads"])
 def test_a_spin_nothing_can_end_is_reported_with_the_loop(mode):
     out = run_sim(f"""
         @cuda.jit(sim_mode={mode!r})
@@ -189,7 +189,7 @@ def test_a_device_function_with_a_loop_called_from_a_lambda_keeps_the_kernel_seq
                 n -= 1
             return n
 
-        @cuda.jit(sim_mode="auto")  # the Python path's choice, whatever NUMBA_CUDASIM_MODE says
+        @cuda.jit(sim_mode="python")  # the Python path, whatever the default or NUMBA_CUDASIM_MODE says
         def k(out):
             step = lambda j: count_down(j) + 1  # noqa: E731 - a closure Numba inlines
             out[cuda.threadIdx.x] = step(0) + step(1) + step(2)
