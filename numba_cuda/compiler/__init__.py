@@ -6,6 +6,7 @@ Modules, each named for what it holds:
 * ``numba_registry``  -- what the compiler reads from Numba's registries (filled by the dispatch layer)
 * ``typing_context``  -- the CUDA typing context (installs the kernel-language typing registries)
 * ``target_context``  -- the CUDA target context, call convention, kernel wrapper
+* ``deferred_impls``  -- Numba's array/string/inlining modules, imported when a compile needs them
 * ``kernel_wrapper``  -- kernel wrappers reused as text templates (one per signature kind)
 * ``codelibrary``     -- code library and codegen holding NVVM IR text (never an LLVM backend)
 * ``nvvmir``          -- NVVM data layout, ``!nvvmir.version``, kernel annotations, LLVM-7 reader fixes

@@ -82,10 +82,20 @@ def _fields(context, builder, aryty, ary):
             cgutils.unpack_tuple(builder, strides, aryty.ndim))
 
 
+def fix_integer_index(context, builder, idxty, idx, size):
+    """Numba's ``arrayobj.fix_integer_index``: the index as ``intp`` (negative ones counted from
+    ``size``) or, unsigned, as ``uintp``.  (Here so that element access does not import
+    ``numba.np.arrayobj``: see ``deferred_impls``.)"""
+    from numba.cpython import slicing
+
+    if idxty.signed:
+        ind = context.cast(builder, idx, idxty, types.intp)
+        return slicing.fix_index(builder, ind, size)
+    return context.cast(builder, idx, idxty, types.uintp)
+
+
 def element_pointer(context, builder, aryty, ary, idxty, idx):
     """Pointer to the element ``ary[idx]`` (``handles(context, aryty, idxty)`` must hold)."""
-    from numba.np.arrayobj import fix_integer_index
-
     index_types = _index_types(idxty)
     if isinstance(idxty, types.BaseTuple):
         indices = cgutils.unpack_tuple(builder, idx, count=len(index_types))
@@ -121,10 +131,10 @@ def getitem_element(context, builder, sig, args):
 @lower(operator.setitem, types.Array, types.Integer, types.Any)
 @lower(operator.setitem, types.Array, types.BaseTuple, types.Any)
 def setitem_element(context, builder, sig, args):
-    from numba.np import arrayobj
-
     aryty, idxty, valty = sig.args
     if not handles(context, aryty, idxty) or isinstance(valty, types.Buffer):
+        from numba.np import arrayobj
+
         return arrayobj.setitem_array(context, builder, sig, args)
     ary, idx, val = args
     ptr = element_pointer(context, builder, aryty, ary, idxty, idx)

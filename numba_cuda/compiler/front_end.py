@@ -21,16 +21,30 @@ pass; ``tests/compiler/test_front_end.py`` checks that the IR reaching lowering 
   ``DICT_UPDATE``); each walks the whole IR (two of them list every statement's variables) even
   when the idiom is absent.  ``CUDAInterpreter`` looks once for what each peephole acts on and
   runs a peephole only when its trigger is there -- and, once one has run (it may have made
-  the trigger of a later one), every later one.
+  the trigger of a later one), every later one.  On Python 3.11 the flow analysis
+  (``CUDAFlow``) and the interpreter skip the dispatch of ``CACHE`` entries (a no-op) and, for
+  bytecode without exception-table entries, the per-instruction ``try``/``with`` checks.
+
+* **The last sweep** (``IRLegalization``, emitting the dels) lists each statement's variables
+  once, without ``list_vars``' intermediate lists (``var_names``), for the use/def maps and the
+  del placement; SSA reconstruction finds its violators the same way.
+
+* **Constant inference** (``func_ir.infer_constant``, which the rewrites, branch pruning and
+  typing ask) infers a variable defined by an expression without first calling
+  ``ir.Expr.infer_constant``, which always raises an error whose message (the expression and
+  its source lines) Numba then drops (``ConstantInference``, given to the translated IR).
+
+* **Passes with nothing to do.**  ``WithLifting`` without an ``ir.EnterWith``, and
+  ``InlineOverloads`` while no overload template that can inline has typed a use
+  (``overloads_to_inline``), change nothing: they are not run.
 """
 
 import logging
 from collections import defaultdict
 
 from numba.core import (
-    byteflow, config, errors, interpreter, ir, postproc, rewrites, ssa, transforms,
+    byteflow, config, consts, errors, interpreter, ir, postproc, rewrites, ssa, transforms,
 )
-from numba.core.compiler_machinery import FunctionPass
 from numba.core.interpreter import (
     Interpreter, peep_hole_call_function_ex_to_call_function_kw, peep_hole_delete_with_exit,
     peep_hole_fuse_dict_add_updates, peep_hole_list_to_tuple, peep_hole_split_at_pop_block,
@@ -42,7 +56,7 @@ from numba.core.untyped_passes import (
 from numba.core.utils import PYVERSION
 from numba.misc.special import literal_unroll
 
-from .pass_manager import register_replacement
+from .pass_manager import InlineOverloadsLazily, register_replacement
 
 
 # ---- post-processing without the lifetimes ----------------------------------------------------
@@ -60,14 +74,15 @@ def light_post_process_applies(func_ir, flags):
                 or _uses_literal_unroll(func_ir))
 
 
-def light_post_process(func_ir, flags):
+def light_post_process(func_ir, flags, cfg=None):
     """``PostProcessor(func_ir).run()`` as far as the CUDA pipeline needs it: the CFG
     canonicalised (``func_ir.blocks`` replaced, as Numba does) and a lazy
-    ``VariableLifetime``; the block entry variables are left to the next full sweep."""
+    ``VariableLifetime``; the block entry variables are left to the next full sweep.
+    ``cfg``: the CFG of ``func_ir.blocks`` when the caller has it."""
     if not light_post_process_applies(func_ir, flags):
         postproc.PostProcessor(func_ir).run()
         return
-    func_ir.blocks = transforms.canonicalize_cfg(func_ir.blocks)
+    func_ir.blocks, _cfg = _canonicalize_cfg(func_ir.blocks, cfg)
     func_ir.variable_lifetime = postproc.VariableLifetime(func_ir.blocks)
     func_ir.generator_info = None
 
@@ -145,13 +160,14 @@ class ReconstructSSALight(ReconstructSSA):
 
         if _numba_debugging():
             return super().run_pass(state)
+        cfg = None
         if ssa._logger.isEnabledFor(logging.DEBUG):  # Numba's, with its debug log
             state.func_ir = reconstruct_ssa(state.func_ir)
         else:
-            state.func_ir.blocks = _run_ssa(state.func_ir.blocks)
+            state.func_ir.blocks, cfg = _run_ssa(state.func_ir.blocks)
         self._patch_locals(state)
         state.func_ir._definitions = build_definitions(state.func_ir.blocks)
-        light_post_process(state.func_ir, state.flags)
+        light_post_process(state.func_ir, state.flags, cfg)
         return True
 
 
@@ -161,7 +177,7 @@ def _run_ssa(blocks):
     from numba.core.analysis import compute_cfg_from_blocks
 
     if not blocks:
-        return {}
+        return {}, None
     cfg = compute_cfg_from_blocks(blocks)
     df_plus = ssa._iterated_domfronts(cfg)
     violators = _find_defs_violators(blocks, cfg)
@@ -172,7 +188,7 @@ def _run_ssa(blocks):
     cfg_post = compute_cfg_from_blocks(blocks)
     if cfg_post != cfg:
         raise errors.CompilerError("CFG mutated in SSA pass")
-    return blocks
+    return blocks, cfg_post
 
 
 def _find_defs_violators(blocks, cfg):
@@ -223,7 +239,8 @@ def _collect_names(val, out):
         out.append(val.name)
     elif cls in _NO_VARS:
         pass
-    elif cls is ir.Expr and cls._rec_list_vars is _REC_LIST_VARS:
+    elif (cls is ir.Expr and cls.list_vars is _EXPR_LIST_VARS
+          and cls._rec_list_vars is _REC_LIST_VARS):
         for item in val._kws.values():
             _collect_names(item, out)
     elif cls is list or cls is tuple:
@@ -256,7 +273,8 @@ def var_names(inst):
             cls.list_vars is _STMT_LIST_VARS):
         for item in inst.__dict__.values():
             _collect_names(item, out)
-    elif cls is ir.Expr and cls._rec_list_vars is _REC_LIST_VARS:
+    elif (cls is ir.Expr and cls.list_vars is _EXPR_LIST_VARS
+          and cls._rec_list_vars is _REC_LIST_VARS):
         for item in inst._kws.values():
             _collect_names(item, out)
     else:
@@ -342,13 +360,15 @@ def _patch_var_dels(func_ir, names, internal_dead_map, escaping_dead_map, extend
             ir_block.prepend(ir.Del(var_name, loc=ir_block.body[0].loc))
 
 
-def _canonicalize_cfg(blocks):
+def _canonicalize_cfg(blocks, cfg=None):
     """``(transforms.canonicalize_cfg(blocks), its CFG)``: when no loop has several back
     edges (Numba's function then returns a copy of ``blocks``), the CFG it computed on the way
-    is the copy's; otherwise Numba's function and ``None``."""
+    is the copy's; otherwise Numba's function and ``None``.  ``cfg``: the CFG of ``blocks``,
+    when known."""
     from numba.core.analysis import compute_cfg_from_blocks
 
-    cfg = compute_cfg_from_blocks(blocks)
+    if cfg is None:
+        cfg = compute_cfg_from_blocks(blocks)
     for loop in cfg.loops().values():
         count = 0
         for label in loop.body:
@@ -481,8 +501,9 @@ _TYPES_WITHOUT_TEMPLATES = set()
 
 
 @_register
-class InlineOverloadsWhenNeeded(InlineOverloads):
-    """Numba's ``InlineOverloads``, run only when ``overloads_to_inline``."""
+class InlineOverloadsWhenNeeded(InlineOverloadsLazily):
+    """Numba's ``InlineOverloads`` (with the inlining worker made on first use, see
+    ``pass_manager.InlineOverloadsLazily``), run only when ``overloads_to_inline``."""
 
     _name = InlineOverloads._name
 
@@ -541,9 +562,20 @@ class _TraceRunner(byteflow.TraceRunner):
     def dispatch(self, state):
         if not state._blockstack:
             inst = state.get_inst()
-            if inst.opname == "CACHE" and type(self).op_CACHE is byteflow.TraceRunner.op_CACHE:
-                state.append(inst)
+            opname = inst.opname
+            if opname == "CACHE" and type(self).op_CACHE is byteflow.TraceRunner.op_CACHE:
+                if type(state).append is byteflow._State.append:
+                    # State.append(inst) with no operands: the entry, no registers used
+                    state._insts.append((inst.offset, {}))
+                else:
+                    state.append(inst)
                 return
+            if not byteflow._logger.isEnabledFor(logging.DEBUG):
+                # Numba's dispatch without its (disabled) debug logging
+                fn = getattr(self, f"op_{opname}", None)
+                if fn is not None:
+                    fn(state, inst)
+                    return
         return super().dispatch(state)
 
 
@@ -580,6 +612,14 @@ class CUDAFlow(byteflow.Flow):
         self._prune_phis(runner)
         for state in sorted(runner.finished, key=lambda x: x.pc_initial):
             self.block_infos[state.pc_initial] = byteflow.adapt_state_infos(state)
+
+    def _is_implicit_new_block(self, state):
+        # Numba's, looking the offset up in a set of the labels instead of their sorted list
+        labels = self.__dict__.get("_label_set")
+        if labels is None:
+            labels = self._label_set = frozenset(self._bytecode.labels)
+        inst = state.get_inst()
+        return inst.offset in labels or inst.opname in byteflow.NEW_BLOCKERS
 
     def _run_handle_exception(self, runner, state):
         if (PYVERSION == (3, 11) and not state._blockstack
@@ -631,6 +671,31 @@ class CUDAInterpreter(Interpreter):
                      peep_hole_fuse_dict_add_updates]
         return self.post_process(peepholes, func_ir)
 
+    def _dispatch(self, inst, kws):
+        # Numba's _dispatch (Python 3.11+) with the handler looked up once per opcode name
+        if self.syntax_blocks or self._DEBUG_PRINT:
+            return super()._dispatch(inst, kws)
+        assert self.current_block is not None
+        handlers = self.__dict__.get("_handlers")
+        if handlers is None:
+            handlers = self._handlers = {}
+        fn = handlers.get(inst.opname)
+        if fn is None:
+            try:
+                fn = handlers[inst.opname] = getattr(self, "op_%s" % inst.opname.replace("+", "_"))
+            except AttributeError:
+                return super()._dispatch(inst, kws)
+        try:
+            return fn(inst, **kws)
+        except errors.NotDefinedError as e:
+            loc = self.loc if e.loc is None else e.loc
+            err = errors.NotDefinedError(e.name, loc=loc)
+            if not config.FULL_TRACEBACKS:
+                raise err from None
+            err.add_context(f"handling op: {inst} | offset: {inst.offset}")
+            err.add_context(self.bytecode.dump())
+            raise err
+
     def _iter_inst(self):
         bytecode = self.bytecode
         for blkct, block in enumerate(self.cfa.iterliveblocks()):
@@ -661,15 +726,46 @@ class CUDAInterpreter(Interpreter):
         return func_ir
 
 
+#: ``ir.Expr.infer_constant`` as Numba defines it: it raises ``ConstantInferenceError``,
+#: whatever the expression (tests/compiler/test_front_end.py checks it)
+_EXPR_INFER_CONSTANT = ir.Expr.infer_constant
+
+
+class ConstantInference(consts.ConstantInference):
+    """Numba's constant inference (``func_ir.infer_constant``), which for a variable defined by
+    an expression first calls ``ir.Expr.infer_constant`` -- that always raises, formatting the
+    expression and reading its source lines for the message -- and then, catching it, infers
+    the expression (``_infer_expr``): here the expression is inferred straight away.  The same
+    answers, the same cache."""
+
+    def _do_infer(self, name):
+        if isinstance(name, str):
+            try:
+                defn = self._func_ir.get_definition(name)
+            except KeyError:
+                defn = None
+            if type(defn) is ir.Expr and ir.Expr.infer_constant is _EXPR_INFER_CONSTANT:
+                return self._infer_expr(defn)
+        return super()._do_infer(name)
+
+
+def use_quick_constant_inference(func_ir):
+    """Give ``func_ir`` ``ConstantInference`` (its cache kept) in place of Numba's."""
+    if type(func_ir._consts) is consts.ConstantInference:
+        func_ir._consts.__class__ = ConstantInference
+
+
 @_register
 class TranslateBytecodeQuickly(TranslateByteCode):
-    """Numba's ``TranslateByteCode`` with ``CUDAInterpreter``."""
+    """Numba's ``TranslateByteCode`` with ``CUDAInterpreter``; the IR gets
+    ``ConstantInference``."""
 
     _name = TranslateByteCode._name
 
     def run_pass(self, state):
         interp = CUDAInterpreter(state["func_id"])
         state["func_ir"] = interp.interpret(state["bc"])
+        use_quick_constant_inference(state["func_ir"])
         return True
 
 

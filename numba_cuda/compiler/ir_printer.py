@@ -14,23 +14,30 @@ It is used only where it is known to give llvmlite's text:
   differently: it and everything in it are printed by llvmlite);
 * an instruction whose class is not exactly one of those below, or whose line llvmlite already
   computed (its string cache, which llvmlite prints even if the instruction changed since), is
-  printed by llvmlite (``str(instr)``), and so are function prototypes, global variables,
-  identified types and metadata;
+  printed by llvmlite (``str(instr)``), and so are global variables, identified types and
+  metadata nodes other than ``MDValue`` and ``DIValue``;
 * operand references and type names are llvmlite's own (``get_reference()``, ``str(type)``),
-  looked up once per object and module.
+  looked up once per object and module; where llvmlite has not cached them yet, they are
+  computed without the exception its cache lookup raises then (``_reference``,
+  ``_type_text``), which costs more than the rest of printing an operand.
 
 ``tests/compiler/test_ir_printer.py`` compares the text with ``str(module)`` on every corpus
 entry (also with line info and debug info) and on modules holding every instruction kind.
 """
 
 from llvmlite import ir
+from llvmlite.ir import _utils
 from llvmlite.ir import instructions as _ins
 from llvmlite.ir import values as _val
 
-#: llvmlite's per-object string cache (``_StrCaching``), by its mangled attribute name
+#: llvmlite's per-object caches of the printed value (``_StrCaching``) and of its reference
+#: (``_StringReferenceCaching``), by their mangled attribute names
 _CACHED_STR = "_StrCaching__cached_str"
+_CACHED_REF = "_StringReferenceCaching__cached_refstr"
 
 _VOID = ir.VoidType
+_CACHING_STR = _utils._StrCaching.__str__
+_CACHING_GET_REFERENCE = _utils._StringReferenceCaching.get_reference
 
 
 def module_text(module):
@@ -50,7 +57,7 @@ def module_text(module):
             lines.append(function_text(value))
         else:
             lines.append(str(value))
-    lines += module._get_metadata_lines()
+    lines += printer.metadata_lines(module)
     return "\n".join(lines)
 
 
@@ -69,7 +76,7 @@ class _Printer:
         key = id(value)
         text = refs.get(key)
         if text is None:
-            text = refs[key] = value.get_reference()
+            text = refs[key] = _reference(value)
         return text
 
     def ty(self, typ):
@@ -77,7 +84,7 @@ class _Printer:
         key = id(typ)
         text = types.get(key)
         if text is None:
-            text = types[key] = str(typ)
+            text = types[key] = _type_text(typ)
         return text
 
     def typed(self, value):
@@ -86,11 +93,11 @@ class _Printer:
         types = self._types
         type_text = types.get(id(typ))
         if type_text is None:
-            type_text = types[id(typ)] = str(typ)
+            type_text = types[id(typ)] = _type_text(typ)
         refs = self._refs
         ref_text = refs.get(id(value))
         if ref_text is None:
-            ref_text = refs[id(value)] = value.get_reference()
+            ref_text = refs[id(value)] = _reference(value)
         return f"{type_text} {ref_text}"
 
     def metadata(self, instr):
@@ -101,10 +108,69 @@ class _Printer:
         ref = self.ref
         return "".join([f", !{key} {ref(node)}" for key, node in metadata.items()])
 
+    def metadata_lines(self, module):
+        """``Module._get_metadata_lines``: named metadata, then every node."""
+        ref = self.ref
+        lines = [f"!{name} = !{{ {', '.join([ref(node) for node in named.operands])} }}"
+                 for name, named in module.namedmetadata.items()]
+        md_value, di_value = _val.MDValue, _val.DIValue
+        for node in module.metadata:
+            cls = type(node)
+            text = getattr(node, _CACHED_STR, None) if cls is md_value or cls is di_value else None
+            if text is None:
+                if cls is di_value:
+                    text = f"{ref(node)} = {self.di_value(node)}".rstrip()
+                elif cls is md_value:
+                    text = f"{ref(node)} = {self.md_value(node)}".rstrip()
+                else:
+                    text = str(node)
+            lines.append(text)
+        return lines
+
+    def md_value(self, node):
+        """``MDValue.descr``."""
+        ref, typed = self.ref, self.typed
+        metadata_type, constant = ir.MetaDataType, _val.Constant
+        operands = []
+        for op in node.operands:
+            if isinstance(op.type, metadata_type):
+                if isinstance(op, constant) and op.constant is None:
+                    operands.append("null")
+                else:
+                    operands.append(ref(op))
+            else:
+                operands.append(typed(op))
+        return f"!{{ {', '.join(operands)} }}\n"
+
+    def di_value(self, node):
+        """``DIValue.descr``."""
+        operands = []
+        for key, value in node.operands:
+            if value is None:
+                text = "null"
+            elif value is True:
+                text = "true"
+            elif value is False:
+                text = "false"
+            elif isinstance(value, _val.DIToken):
+                text = value.value
+            elif isinstance(value, str):
+                text = f'"{_val._escape_string(value)}"'
+            elif isinstance(value, int):
+                text = str(value)
+            elif isinstance(value, _val.Constant):
+                text = str(value)
+            elif isinstance(value, _val.NamedValue):
+                text = self.ref(value)
+            else:
+                return "".join(_descr(node))  # llvmlite's error for it
+            operands.append(f"{key}: {text}")
+        distinct = "distinct " if node.is_distinct else ""
+        return f"{distinct}!{node.kind}({', '.join(operands)})\n"
+
     def function_text(self, function):
         """``str(function)`` (``Function.__str__`` does not cache)."""
-        buf = []
-        function.descr_prototype(buf)
+        buf = [self.prototype(function)]
         blocks = function.blocks
         if blocks:
             buf.append("{\n")
@@ -122,7 +188,7 @@ class _Printer:
                     if describe is None:
                         text = str(instr)
                     else:
-                        text = instr.__dict__.get(_CACHED_STR)
+                        text = getattr(instr, _CACHED_STR, None)
                         if text is None:
                             text = describe(self, instr)
                             if not isinstance(instr.type, _VOID):
@@ -131,6 +197,35 @@ class _Printer:
                     append(f"  {text}\n")
             append("}\n")
         return "".join(buf)
+
+    def prototype(self, fn):
+        """``Function.descr_prototype``: the ``define``/``declare`` line."""
+        ty, ref = self.ty, self.ref
+        args = []
+        for arg in fn.args:
+            if type(arg) is _val.Argument:
+                attrs = arg.attributes._to_list(arg.type)
+                if attrs:
+                    args.append(f"{ty(arg.type)} {' '.join(attrs)} {ref(arg)}")
+                else:
+                    args.append(f"{ty(arg.type)} {ref(arg)}")
+            else:
+                args.append(str(arg))
+        args = ", ".join(args)
+        ftype = fn.ftype
+        attrs = (" " + " ".join(fn.attributes._to_list(ftype.return_type))
+                 if fn.attributes else "")
+        if any(fn.args):
+            vararg = ", ..." if ftype.var_arg else ""
+        else:
+            vararg = "..." if ftype.var_arg else ""
+        state = "define" if fn.blocks else "declare"
+        prefix = " ".join(str(x) for x in [state, fn.linkage, fn.calling_convention,
+                                            fn.return_value] if x)
+        metadata = fn._stringify_metadata()
+        metadata = f" {metadata}" if metadata else ""
+        section = f' section "{fn.section}"' if fn.section else ""
+        return f"{prefix} {ref(fn)}({args}{vararg}){attrs}{section}{metadata}\n"
 
     # ---- one method per instruction class: llvmlite's ``descr`` formats ------------------
     def generic(self, instr):
@@ -246,6 +341,65 @@ class _Printer:
         return (f"{tail}{instr.opname}{fm_attrs} {callee_ref}({', '.join(args)}){fn_attrs}"
                 f"{self.metadata(instr)}\n")
 
+
+def _reference(value):
+    """``value.get_reference()``.  llvmlite computes a reference the first time through an
+    exception (its cache lookup failing), about 1 us; the two commonest kinds are written here
+    directly: named values of the classes in ``_NAMED`` (``%"name"``, ``@"name"``) and integer
+    constants.  A reference llvmlite already cached is used as it is."""
+    text = getattr(value, _CACHED_REF, None)
+    if text is not None:
+        return text
+    cls = type(value)
+    prefix = _NAMED.get(cls)
+    if prefix is not None:
+        name = value._name
+        if "\\" not in name and '"' not in name:
+            return f'{prefix}"{name}"'
+    elif cls is _val.Constant:
+        constant = value.constant
+        if type(constant) is int and type(value.type) is ir.IntType:
+            return str(constant)  # IntType.format_constant (bools print as true/false)
+    if cls.get_reference is _CACHING_GET_REFERENCE:
+        return value._get_reference()  # what the cache would be filled with
+    return value.get_reference()
+
+
+def _descr(value):
+    buf = []
+    value.descr(buf)
+    return buf
+
+
+def _type_text(typ):
+    """``str(typ)``, without llvmlite's first-call exception (see ``_reference``)."""
+    text = getattr(typ, _CACHED_STR, None)
+    if text is not None:
+        return text
+    if type(typ).__str__ is _CACHING_STR:
+        return typ._to_string()  # what the cache would be filled with
+    return str(typ)
+
+
+def _named_classes():
+    """llvmlite's named-value classes whose reference is ``NamedValue``'s own: their name
+    prefix followed by the quoted name (``\\`` and ``"`` escaped), cached by
+    ``_StringReferenceCaching`` -> the prefix."""
+    import inspect
+
+    named = {}
+    for module in (_val, _ins):
+        for _name, cls in inspect.getmembers(module, inspect.isclass):
+            if (issubclass(cls, _val.NamedValue)
+                    and cls._get_reference is _val.NamedValue._get_reference
+                    and cls.get_reference is _val.NamedValue.get_reference
+                    and cls.name is _val.NamedValue.name
+                    and cls.name_prefix in ("%", "@")):
+                named[cls] = cls.name_prefix
+    return named
+
+
+_NAMED = _named_classes()
 
 #: instruction class (exactly) -> its printer; any other class is printed by llvmlite
 _DESCRIBE = {

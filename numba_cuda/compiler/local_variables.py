@@ -26,6 +26,8 @@ _STMT_LIST_VARS = ir.Stmt.list_vars
 _EXPR_LIST_VARS = ir.Expr.list_vars
 #: right-hand sides naming no variable (``compute_use_defs``: ``rhs_set = ()``)
 _NO_VARS = (ir.Arg, ir.Const, ir.Global, ir.FreeVar)
+#: their exact classes (tested first)
+_CONSTANTS = frozenset(_NO_VARS)
 #: attribute values that are certainly neither variables, IR nodes nor containers
 _LEAVES = frozenset((str, int, float, bool, complex, type(None), ir.Loc, type(ir.UNDEFINED),
                      type(len), slice))
@@ -91,7 +93,15 @@ def singly_assigned_variables(blocks):
                 target = stmt.target.name
                 value = stmt.value
                 rhs = set()
-                if isinstance(value, _Inst):
+                if type(value) is _Expr:
+                    for item in value._kws.values():
+                        if type(item) is _Var:
+                            rhs.add(item.name)
+                        elif type(item) not in _LEAVES:
+                            _add_names(item, rhs)
+                elif type(value) in _CONSTANTS:
+                    pass
+                elif isinstance(value, _Inst):
                     _add_node_names(value, rhs)
                 elif isinstance(value, _Var):
                     rhs.add(value.name)

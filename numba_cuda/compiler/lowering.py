@@ -11,9 +11,8 @@ import warnings
 
 from llvmlite import ir as llvm_ir
 from llvmlite.ir._utils import DuplicatedNameError, NameScope as _NameScope
-from numba.core import config, errors, types
+from numba.core import cgutils, config, debuginfo, errors, types
 from numba.core import ir as numba_ir
-from numba.core import cgutils
 from numba.core.lowering import BaseLower, Lower
 
 from . import local_variables, source_files
@@ -161,8 +160,10 @@ class CUDALower(Lower):
         # Numba's ``lower_inst`` for the other common statements, without formatting the
         # statement for ``debug_print`` (which prints nothing unless NUMBA_DEBUG_JIT is set) and
         # the chain of ``isinstance`` tests before the statement's branch
-        self.debuginfo.mark_location(self.builder, loc.line)
-        self.notify_loc(loc)
+        if self._marks_locations:
+            self.debuginfo.mark_location(self.builder, loc.line)
+        if self._loc_notify_registry:
+            self.notify_loc(loc)
         return statement(inst)
 
     def _lower_del(self, inst):
@@ -287,17 +288,31 @@ class CUDALower(Lower):
     def _lower_assignment(self, inst):
         # Numba's ``lower_inst`` for an assignment, without printing the instruction for
         # ``debug_print`` (which prints nothing unless NUMBA_DEBUG_JIT is set): most of what a
-        # kernel lowers is assignments.
-        self.debuginfo.mark_location(self.builder, self.loc.line)
-        self.notify_loc(self.loc)
-        ty = self.typeof(inst.target.name)
+        # kernel lowers is assignments.  Without debug information there is no location to
+        # mark, without coverage no one to notify; a variable kept in a register (singly
+        # assigned) is stored as ``storevar`` stores it.
+        loc = self.loc
+        if self._marks_locations:
+            self.debuginfo.mark_location(self.builder, loc.line)
+        if self._loc_notify_registry:
+            self.notify_loc(loc)
+        name = inst.target.name
+        ty = self.fndesc.typemap[name]
         val = self.lower_assign(ty, inst)
-        argidx = None
         if isinstance(inst.value, numba_ir.Arg):
             # the debug location of an argument is the ``def`` line
             self.debuginfo.mark_location(self.builder, self.defn_loc.line)
-            argidx = inst.value.index + 1
-        self.storevar(val, inst.target.name, argidx=argidx)
+            self.storevar(val, name, argidx=inst.value.index + 1)
+        elif name in self._singly_assigned_vars and not self._disable_sroa_like_opt:
+            # (``storevar``'s ``_alloca_var`` allocates nothing for such a variable)
+            self._blk_local_varmap[name] = val
+        else:
+            self.storevar(val, name)
+
+    @functools.cached_property
+    def _marks_locations(self):
+        # Numba's ``DummyDIBuilder`` (no debug information asked for) marks nothing
+        return type(self.debuginfo) is not debuginfo.DummyDIBuilder
 
     def _call_type(self, fnop, args):
         typingctx = self.context.typing_context
@@ -376,7 +391,7 @@ class FastNameScope(_NameScope):
             while name in used:
                 ident = counters[basename] + 1
                 counters[basename] = ident
-                name = "{0}.{1}".format(basename, ident)
+                name = f"{basename}.{ident}"  # (str.format's text: both are str/int)
         used.add(name)
         return name
 

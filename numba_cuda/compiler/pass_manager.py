@@ -26,8 +26,8 @@ from numba.core import errors, event, ir, types
 from numba.core.compiler_lock import global_compiler_lock
 from numba.core.compiler_machinery import FunctionPass, PassManager, pass_timings, register_pass
 from numba.core.ir_utils import enforce_no_dels
-from numba.core.typed_passes import NopythonRewrites, PreLowerStripPhis
-from numba.core.untyped_passes import InlineClosureLikes
+from numba.core.typed_passes import InlineOverloads, NopythonRewrites, PreLowerStripPhis
+from numba.core.untyped_passes import InlineClosureLikes, InlineInlinables
 
 _RUN_PASS_EVENT = "numba:run_pass"
 _COMPILER_LOCK_EVENT = "numba:compiler_lock"
@@ -51,9 +51,12 @@ def _lock_already_held():
     acquire/release events?  (Then re-entering it for every pass, as Numba's pass manager does,
     changes nothing: the lock is re-entrant.)"""
     try:
-        held = global_compiler_lock.is_locked()
-    except Exception:  # noqa: BLE001 - a Numba without it: take the lock as Numba does
-        return False
+        held = global_compiler_lock._lock._is_owned()  # what is_locked() asks (an RLock)
+    except AttributeError:
+        try:
+            held = global_compiler_lock.is_locked()
+        except Exception:  # noqa: BLE001 - a Numba without it: take the lock as Numba does
+            return False
     return held and not _has_listeners(_COMPILER_LOCK_EVENT)
 
 
@@ -101,9 +104,17 @@ class CUDAPassManager(PassManager):
         else:
             with global_compiler_lock:
                 t0, t1, t2, t3 = _run_in_error_context(pss, name, state)
-        if isinstance(pss, FunctionPass):
+        cls = type(pss)
+        function_pass = _IS_FUNCTION_PASS.get(cls)
+        if function_pass is None:
+            function_pass = _IS_FUNCTION_PASS[cls] = isinstance(pss, FunctionPass)
+        if function_pass:
             _enforce_no_dels(state.func_ir)
         self.exec_times[f"{index}_{name}"] = pass_timings(t1 - t0, t2 - t1, t3 - t2)
+
+
+#: {pass class: is it a FunctionPass} (an ABC instance check per pass run otherwise)
+_IS_FUNCTION_PASS = {}
 
 
 def _enforce_no_dels(func_ir):
@@ -120,18 +131,44 @@ def _enforce_no_dels(func_ir):
 def _run_in_error_context(pss, name, state):
     """Run the pass's three steps inside Numba's ``new_error_context("Pass {name}")``, written
     out: a ``NumbaError`` gets the context ``Pass <name>`` added; the step times."""
+    clock = time.perf_counter
     try:
-        t0 = time.perf_counter()
-        _checked(pss, pss.run_initialization(state))
-        t1 = time.perf_counter()
-        _checked(pss, pss.run_pass(state))
-        t2 = time.perf_counter()
-        _checked(pss, pss.run_finalizer(state))
-        t3 = time.perf_counter()
+        t0 = clock()
+        result = pss.run_initialization(state)
+        if result not in _BOOLEANS:
+            _checked(pss, result)
+        t1 = clock()
+        result = pss.run_pass(state)
+        if result not in _BOOLEANS:
+            _checked(pss, result)
+        t2 = clock()
+        result = pss.run_finalizer(state)
+        if result not in _BOOLEANS:
+            _checked(pss, result)
+        t3 = clock()
     except errors.NumbaError as exc:
         exc.add_context(f"Pass {name}")
         raise
     return t0, t1, t2, t3
+
+
+_BOOLEANS = (True, False)
+
+
+def _shallow_copy(obj):
+    """``copy.copy(obj)`` for a plain object (a new instance sharing the attribute values)."""
+    cls = type(obj)
+    if (cls.__reduce_ex__ is object.__reduce_ex__ and cls.__reduce__ is object.__reduce__
+            and getattr(cls, "__getstate__", None) is getattr(object, "__getstate__", None)
+            and getattr(cls, "__copy__", None) is None
+            and getattr(cls, "__setstate__", None) is None
+            and getattr(cls, "__slots__", None) is None):
+        new = cls.__new__(cls)
+        new.__dict__.update(obj.__dict__)
+        return new
+    import copy
+
+    return copy.copy(obj)
 
 
 def _checked(pss, result):
@@ -181,12 +218,17 @@ KNOWN_AFTER_INFERENCE_REWRITES = frozenset((
 ))
 
 
+#: the expressions ``RewriteArrayExprs._match_array_expr`` can take for an array expression
+_ARRAY_EXPR_OPS = frozenset(("unary", "binop", "call"))
+
+
 def post_inference_rewrites_apply(state):
     """Could one of Numba's post-inference rewrites match ``state.func_ir``?  Only the known
     ones are judged; any other registered rewrite (a third party's) means yes.
 
     Their triggers: a ``getitem``/``setitem`` with a string-literal index, a ``build_list``
-    (constant list to ``np.array``), an expression producing an array (array expressions)."""
+    (constant list to ``np.array``), an operator or call producing an array (array
+    expressions: ``RewriteArrayExprs`` looks at nothing else)."""
     from numba.core.rewrites import rewrite_registry
 
     for cls in rewrite_registry.rewrites["after-inference"]:
@@ -203,7 +245,9 @@ def post_inference_rewrites_apply(state):
             if value.op == "getitem" and isinstance(typemap.get(value.index.name),
                                                     types.StringLiteral):
                 return True
-            if isinstance(typemap.get(inst.target.name), types.Array):
+            # array expressions: an operator or a (ufunc) call whose result is an array
+            if value.op in _ARRAY_EXPR_OPS and isinstance(typemap.get(inst.target.name),
+                                                          types.Array):
                 return True
         elif isinstance(inst, ir.SetItem):
             if isinstance(typemap.get(inst.index.name), types.StringLiteral):
@@ -212,15 +256,18 @@ def post_inference_rewrites_apply(state):
 
 
 def register_replacement(cls):
-    """Register the replacement ``cls`` of a Numba pass under the Numba pass's own ``_name``, so
-    that error contexts ("During: Pass nopython_type_inference"), pass timings and
-    ``NUMBA_DEBUG_PRINT_*`` dumps read as with Numba's pass (Numba's registry does not compare
-    names; should a release refuse the alias, the name gets a ``cuda_`` prefix instead)."""
+    """Register ``cls``, the replacement of the Numba pass it subclasses, under that pass's own
+    ``_name`` and with its registration (``mutates_CFG``, ``analysis_only``), so that error
+    contexts ("During: Pass nopython_type_inference"), pass timings and ``NUMBA_DEBUG_PRINT_*``
+    dumps read as with Numba's pass (Numba's registry does not compare names; should a release
+    refuse the alias, the name gets a ``cuda_`` prefix instead)."""
     from numba.core.compiler_machinery import _pass_registry
 
+    numbas = _pass_registry.get(cls.__mro__[1])
     if _pass_registry._does_pass_name_alias(cls._name):
         cls._name = f"cuda_{cls._name}"
-    return register_pass(mutates_CFG=True, analysis_only=False)(cls)
+    return register_pass(mutates_CFG=numbas.mutates_CFG,
+                         analysis_only=numbas.analysis_only)(cls)
 
 
 def run_when_needed(numba_pass, name, needed):
@@ -250,7 +297,100 @@ InlineClosureLikesWhenNeeded = run_when_needed(
     lambda state: closure_likes_present(state.func_ir))
 NopythonRewritesWhenNeeded = run_when_needed(
     NopythonRewrites, "cuda_nopython_rewrites",
-    lambda state: post_inference_rewrites_apply(state))
+    lambda state: _with_deferred_modules(state, post_inference_rewrites_apply(state)))
+
+
+def _with_deferred_modules(state, needed):
+    """Numba's after-inference rewrites include ``RewriteArrayOfConsts`` once
+    ``numba.core.inline_closurecall`` is imported, as it is from a process's first compile on
+    without the deferral (``deferred_impls``): install the deferred modules before they run."""
+    if needed:
+        from .deferred_impls import load_for
+
+        load_for(state.targetctx)
+    return needed
+
+
+# ---- the inlining passes, with the worker made when something is inlined ---------------------
+# Numba's two passes import numba.core.inline_closurecall (and with it numba.np.arrayobj, the
+# string modules ...: ~40 ms of a first compile) to build an ``InlineWorker`` for every function,
+# used only to inline a call.  These run Numba's passes with a ``deferred_impls.LazyInlineWorker``
+# in its place (which installs the deferred modules when first used); the rest of each
+# ``run_pass`` is Numba's, unchanged.
+
+@register_pass(mutates_CFG=True, analysis_only=False)
+class InlineInlinablesLazily(InlineInlinables):
+    """Numba's ``InlineInlinables`` with the inlining worker made on first use."""
+
+    _name = "cuda_inline_inlinables"
+
+    def run_pass(self, state):
+        from numba.core import postproc
+        from numba.core.analysis import compute_cfg_from_blocks
+        from numba.core.ir_utils import guard, simplify_CFG
+
+        from .deferred_impls import LazyInlineWorker
+
+        if self._DEBUG:  # Numba's debugging output: Numba's pass
+            return super().run_pass(state)
+        inline_worker = LazyInlineWorker(state, state.typingctx, state.targetctx, state.locals,
+                                         state.pipeline, state.flags, validator=True)
+        modified = False
+        work_list = list(state.func_ir.blocks.items())
+        while work_list:
+            label, block = work_list.pop()
+            for i, instr in enumerate(block.body):
+                if isinstance(instr, ir.Assign):
+                    expr = instr.value
+                    if isinstance(expr, ir.Expr) and expr.op == "call":
+                        if guard(self._do_work, state, work_list, block, i, expr, inline_worker):
+                            modified = True
+                            break  # because block structure changed
+        if modified:
+            cfg = compute_cfg_from_blocks(state.func_ir.blocks)
+            for dead in cfg.dead_nodes():
+                del state.func_ir.blocks[dead]
+            postproc.PostProcessor(state.func_ir).run()
+            state.func_ir.blocks = simplify_CFG(state.func_ir.blocks)
+        return True
+
+
+@register_pass(mutates_CFG=True, analysis_only=False)
+class InlineOverloadsLazily(InlineOverloads):
+    """Numba's ``InlineOverloads`` with the inlining worker made on first use."""
+
+    _name = "cuda_inline_overloads"
+
+    def run_pass(self, state):
+        from numba.core.analysis import compute_cfg_from_blocks
+        from numba.core.ir_utils import dead_code_elimination, guard, simplify_CFG
+
+        from .deferred_impls import LazyInlineWorker
+
+        if self._DEBUG:
+            return super().run_pass(state)
+        inline_worker = LazyInlineWorker(state, state.typingctx, state.targetctx, state.locals,
+                                         state.pipeline, state.flags, validator=True,
+                                         typemap=state.typemap, calltypes=state.calltypes)
+        modified = False
+        work_list = list(state.func_ir.blocks.items())
+        while work_list:
+            label, block = work_list.pop()
+            for i, instr in enumerate(block.body):
+                if isinstance(instr, ir.Assign):
+                    expr = instr.value
+                    if isinstance(expr, ir.Expr):
+                        if guard(self._do_work_expr, state, work_list, block, i, expr,
+                                 inline_worker):
+                            modified = True
+                            break  # because block structure changed
+        if modified:
+            cfg = compute_cfg_from_blocks(state.func_ir.blocks)
+            for dead in cfg.dead_nodes():
+                del state.func_ir.blocks[dead]
+            dead_code_elimination(state.func_ir, typemap=state.typemap)
+            state.func_ir.blocks = simplify_CFG(state.func_ir.blocks)
+        return True
 
 
 @register_pass(mutates_CFG=True, analysis_only=False)
@@ -268,6 +408,23 @@ class StripPhisBeforeLegalization(PreLowerStripPhis):
     lowering is the same as with Numba's pass."""
 
     _name = "cuda_strip_phis"
+
+    def _strip_phi_nodes(self, func_ir):
+        """Numba's, which for IR without phi nodes copies every block (a new ``Block``, its
+        statements in a new list): done here without testing each statement against the
+        empty set of phis."""
+        for block in func_ir.blocks.values():
+            for inst in block.body:
+                if (isinstance(inst, ir.Assign) and isinstance(inst.value, ir.Expr)
+                        and inst.value.op == "phi"):
+                    return super()._strip_phi_nodes(func_ir)
+        newblocks = {}
+        for label, block in func_ir.blocks.items():
+            newblk = _shallow_copy(block)
+            newblk.body = list(block.body)
+            newblocks[label] = newblk
+        func_ir.blocks = newblocks
+        return func_ir
 
     def run_pass(self, state):
         from numba.core.ir_utils import build_definitions

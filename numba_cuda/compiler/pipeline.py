@@ -16,7 +16,7 @@ from numba.core.target_extension import target_override
 from numba.core.typed_passes import (
     AnnotateTypes, IRLegalization, NopythonRewrites, NopythonTypeInference, PreLowerStripPhis,
 )
-from numba.core.untyped_passes import InlineClosureLikes
+from numba.core.untyped_passes import InlineClosureLikes, InlineInlinables
 
 from . import collection_pause, source_files
 from .containers import RejectAllocatingContainers
@@ -29,8 +29,8 @@ from .try_blocks import RejectTryBlocks
 from .type_inference import CUDATypeInference
 from .lowering import CUDALower
 from .pass_manager import (
-    CUDAPassManager, InlineClosureLikesWhenNeeded, NopythonRewritesWhenNeeded,
-    StripPhisBeforeLegalization,
+    CUDAPassManager, InlineClosureLikesWhenNeeded, InlineInlinablesLazily,
+    NopythonRewritesWhenNeeded, StripPhisBeforeLegalization,
 )
 from .target import TARGET_NAME, CUDAFlags, CUDATargetOptions, cuda_target, registered_jit
 
@@ -217,9 +217,11 @@ class CUDABackend(LoweringPass):
         return True
 
 
-#: Numba passes replaced by the same pass behind a "does the IR need it" check, or without
-#: work a later pass repeats (pass_manager).
-_WHEN_NEEDED = {InlineClosureLikes: InlineClosureLikesWhenNeeded,
+#: Numba passes replaced by the same pass behind a "does the IR need it" check, without work a
+#: later pass repeats, or with the inlining worker made when first used (pass_manager).
+# (``InlineOverloads`` is the front end's: InlineOverloadsWhenNeeded, lazy worker included)
+_WHEN_NEEDED = {InlineInlinables: InlineInlinablesLazily,
+                InlineClosureLikes: InlineClosureLikesWhenNeeded,
                 NopythonRewrites: NopythonRewritesWhenNeeded,
                 PreLowerStripPhis: StripPhisBeforeLegalization,
                 NopythonTypeInference: CUDATypeInference,

@@ -10,6 +10,8 @@ is a ``void`` wrapper taking the flattened arguments (``get_arg_packer``) and ca
 function, marked with ``!nvvm.annotations``.
 """
 
+import copyreg
+from collections import ChainMap
 from functools import cached_property
 
 from llvmlite import ir
@@ -79,6 +81,16 @@ def mangle(name, argtypes, abi_tags=(), uid=None):
     return itanium_mangler.PREFIX + ident + args
 
 
+def _plainly_copied(cls):
+    """Does ``copy.copy`` copy instances of ``cls`` as a new instance updated with the old one's
+    ``__dict__`` (no ``__copy__``, reduce, ``__getstate__``/``__setstate__`` of its own, no
+    slots)?"""
+    return (getattr(cls, "__copy__", None) is None and cls.__reduce_ex__ is object.__reduce_ex__
+            and cls.__reduce__ is object.__reduce__ and not hasattr(cls, "__setstate__")
+            and getattr(cls, "__getstate__", object.__getstate__) is object.__getstate__
+            and "__slots__" not in cls.__dict__ and cls not in copyreg.dispatch_table)
+
+
 #: family modules -> ``CUDATargetContext.nonconst_module_attrs``
 _NONCONST_MODULE_ATTRS = {}
 
@@ -93,7 +105,15 @@ class CUDATargetContext(BaseContext):
 
     _refreshed_stamp = None
 
+    #: Numba's array/string/inlining modules waiting to be imported (``deferred_impls``); None:
+    #: imported (or not deferred)
+    _deferral = None
+    _deferral_decided = False
+
     def __init__(self, typingctx, target="cuda"):
+        # the typing context's triggers for the deferred modules find their state through it
+        if getattr(typingctx, "cuda_target_context", None) is None:
+            typingctx.cuda_target_context = self
         super().__init__(typingctx, target)
 
     #: Batch the refreshes asked for while a refresh runs (see ``refresh``); False gives
@@ -114,6 +134,15 @@ class CUDATargetContext(BaseContext):
         # (Batched per thread: a refresh another thread asks for meanwhile runs as before.)
         import threading
 
+        deferral = self._deferral
+        if deferral is not None and deferral.suppress_refresh:
+            return  # installing the deferred Numba modules (deferred_impls.Deferral.load)
+        if deferral is not None and deferral.pending and not deferral.loading:
+            from .deferred_impls import any_imported
+
+            if any_imported():  # someone imported them: install them where they belong
+                deferral.load()
+                return
         me = threading.get_ident()
         owner = self._refreshing_thread
         if owner == me and self.batch_nested_refreshes:
@@ -142,6 +171,9 @@ class CUDATargetContext(BaseContext):
             return
         super().refresh()
         self._refreshed_stamp = stamp  # from before refreshing: see CUDATypingContext.refresh
+        deferral = self._deferral
+        if deferral is not None and deferral.snapshot is None:
+            deferral.take_snapshot()  # the eager point: the end of the first refresh
 
     # ---- set-up -----------------------------------------------------------------
     def init(self):
@@ -159,8 +191,16 @@ class CUDATargetContext(BaseContext):
     def load_additional_registries(self):
         # Importing these fills Numba's builtin registry (installed by ``refresh``).
         from numba.cpython import enumimpl, iterators, numbers, rangeobj, slicing, tupleobj  # noqa: F401
-        from numba.np import arrayobj  # noqa: F401
-        from numba.np.unsafe import ndarray  # noqa: F401
+
+        if not self._deferral_decided:  # the first refresh: the eager point
+            from . import deferred_impls
+
+            self._deferral_decided = True
+            if deferred_impls.ENABLED and not deferred_impls.any_imported():
+                self._deferral = deferred_impls.Deferral(self)
+        if self._deferral is None:
+            from numba.np import arrayobj  # noqa: F401
+            from numba.np.unsafe import ndarray  # noqa: F401
 
         from .typing_context import family_modules
 
@@ -212,6 +252,24 @@ class CUDATargetContext(BaseContext):
             self._target_data = ll.create_target_data(nvvmir.DATA_LAYOUT)
         return self._target_data
 
+    def subtarget(self, **kws):
+        # Numba's ``subtarget``: a shallow copy with some attributes set (every compile makes
+        # one, and every function lowered another).  ``copy.copy`` of a plain object is a new
+        # instance of its class holding the same attribute dictionary entries; made directly,
+        # without the reduce protocol.  A class with its own copy or pickle hooks takes Numba's.
+        cls = type(self)
+        if not _plainly_copied(cls):
+            return super().subtarget(**kws)
+        obj = cls.__new__(cls)
+        obj.__dict__.update(self.__dict__)
+        for name, value in kws.items():
+            if not hasattr(obj, name):
+                raise NameError("unknown option {0!r}".format(name))
+            setattr(obj, name, value)
+        if obj.codegen() is not self.codegen():
+            obj.cached_internal_func = {}
+        return obj
+
     def get_function(self, fn, sig, _firstcall=True):
         # Numba's lookup, with a bound implementation that does not re-inspect the
         # implementation's signature on every call (see ``implementations``); the rarer paths
@@ -223,6 +281,9 @@ class CUDATargetContext(BaseContext):
 
         sig = sig.as_function()
         key = fn.get_impl_key(sig) if isinstance(fn, types.Callable) else fn
+        deferral = self._deferral
+        if deferral is not None and deferral.pending:
+            self._settle_deferred("functions", self._defns, key, sig.args)
         defns = self._defns
         try:
             imp = defns[key].find(sig.args)
@@ -241,7 +302,8 @@ class CUDATargetContext(BaseContext):
                 # refresh reads) and nothing is added to the lists searched.  Only when the
                 # context's refresh is current: else a refresh would still install something.
                 after = self._refusal(key, fn, sig)
-                if after is not None and after[1][0] == self._refreshed_stamp:
+                if (after is not None and after[1][0] == self._refreshed_stamp
+                        and after[1][1] == getattr(self.typing_context, "_refreshed_stamp", None)):
                     table = self._refused
                     if len(table) >= _MAX_REMEMBERED:
                         table.clear()
@@ -250,7 +312,9 @@ class CUDATargetContext(BaseContext):
 
     def _refusal(self, key, fn, sig):
         """(what a failed lookup of ``key``/``fn`` for ``sig`` depends on, its state now): the
-        registration stamp and the number of definitions in each list Numba searches."""
+        registration stamps of this context and of its typing context (the refresh Numba's
+        lookup does on a miss refreshes both) and the number of definitions in each list Numba
+        searches."""
         from .typing_context import registration_stamp
 
         defns = self._defns
@@ -262,7 +326,7 @@ class CUDATargetContext(BaseContext):
             hash(ident)
         except TypeError:
             return None
-        return ident, (registration_stamp(self), lists)
+        return ident, (registration_stamp(self), registration_stamp(self.typing_context), lists)
 
     def get_arg_packer(self, fe_args):
         # Numba makes an argument packer (a data model lookup per argument) four times per
@@ -283,7 +347,38 @@ class CUDATargetContext(BaseContext):
 
         if array_access.has_value_attribute(self, typ, attr):
             return array_access.getattr_from_value
+        deferral = self._deferral
+        if deferral is not None and deferral.pending and not isinstance(typ, types.Module):
+            self._settle_deferred("getattrs", self._getattrs, attr, (typ,))
+            self._settle_deferred("getattrs", self._getattrs, None, (typ,))
         return super().get_getattr(typ, attr)
+
+    def get_setattr(self, attr, sig):
+        deferral = self._deferral
+        if deferral is not None and deferral.pending:
+            self._settle_deferred("setattrs", self._setattrs, attr, tuple(sig.args))
+            self._settle_deferred("setattrs", self._setattrs, None, tuple(sig.args))
+        return super().get_setattr(attr, sig)
+
+    def cast(self, builder, val, fromty, toty):
+        deferral = self._deferral
+        if (deferral is not None and deferral.pending and fromty != toty
+                and toty != types.Any and fromty is not types._undef_var):
+            self._settle_deferred("casts", None, None, (fromty, toty))
+        return super().cast(builder, val, fromty, toty)
+
+    def _settle_deferred(self, kind, selectors, key, actual):
+        """Install the deferred Numba modules first when they could change this lookup."""
+        from numba.core.base import OverloadSelector
+
+        if selectors is None:
+            selector = self._casts if kind == "casts" else self._get_constants
+        else:
+            selector = selectors.get(key)
+            if selector is None:
+                selector = OverloadSelector()
+        if self._deferral.lowering_needs(kind, selector, key, actual):
+            self._deferral.load()
 
     def get_abi_sizeof(self, ty):
         # llvmlite answers by printing the type into a module and parsing it with LLVM (~0.1 ms);
@@ -309,12 +404,12 @@ class CUDATargetContext(BaseContext):
             return ty.get_abi_size(self.target_data)
         return ty.get_abi_alignment(self.target_data)
 
-    @property
+    @cached_property
     def nonconst_module_attrs(self):
         """``cuda.laneid``/``cuda.warpsize`` ... read special registers, so Numba must not fold
         them as module constants.  Families add names with a ``NONCONST_MODULE_ATTRS`` tuple.
-        (Made once per list of family modules: every function is lowered by a fresh subtarget,
-        a copy of this context, which would otherwise make it again for each module getattr.)"""
+        (Kept per context as before, and made once per list of family modules: every function
+        is lowered by a fresh subtarget, a copy of this context, which made it again.)"""
         from .typing_context import family_modules
 
         modules = family_modules()
@@ -363,6 +458,9 @@ class CUDATargetContext(BaseContext):
         pointer; answering here keeps it out regardless of registration order."""
         if isinstance(ty, types.Dispatcher):
             return self.get_dummy_value()
+        deferral = self._deferral
+        if deferral is not None and deferral.pending:
+            self._settle_deferred("constants", None, None, (ty,))
         global _ValueStub
         if _ValueStub is None:
             from ..lang.stubs import ValueStub as _ValueStub
@@ -537,7 +635,8 @@ class CUDADataModelManager(datamodel.DataModelManager):
     keyed by the type object's identity (Numba's own table is keyed by the type, so every lookup
     hashes the type's key -- nested tuples for arrays -- thousands of times per kernel).  The
     answer is the model Numba's table holds for that type: a manager never changes a model it
-    handed out.  The table keeps its types alive (so their ids stay theirs) and is bounded."""
+    handed out.  The table keeps its types alive (so their ids stay theirs) and is bounded.
+    A type only Numba's deferred modules give a model (``deferred_impls``) imports them."""
 
     MAX_REMEMBERED = 4096
 
@@ -549,7 +648,17 @@ class CUDADataModelManager(datamodel.DataModelManager):
         known = self._by_identity.get(id(fetype))
         if known is not None and known[0] is fetype:
             return known[1]
-        model = super().lookup(fetype)
+        try:
+            model = super().lookup(fetype)
+        except KeyError:
+            # a model only the deferred Numba modules register (``deferred_impls``): import them
+            # (the contexts install them at their next lookup)
+            from . import deferred_impls
+
+            if deferred_impls.any_imported() or not deferred_impls.model_is_deferred(fetype):
+                raise
+            deferred_impls.import_all()
+            model = super().lookup(fetype)
         table = self._by_identity
         if len(table) >= self.MAX_REMEMBERED:
             table.clear()
@@ -570,8 +679,7 @@ def cuda_data_model_manager():
     if _DATA_MODEL_MANAGER is None:
         from .typing_context import family_modules
 
-        manager = CUDADataModelManager(
-            datamodel.DataModelManager().chain(datamodel.default_manager)._handlers)
+        manager = CUDADataModelManager(ChainMap({}, datamodel.default_manager._handlers))
         for module in family_modules():
             hook = getattr(module, "register_data_models", None)
             if hook is not None:

@@ -16,7 +16,7 @@ import operator
 import sys
 
 import numpy as np
-from numba.core import types, typing
+from numba.core import errors, types, typing
 from numba.core.dispatcher import Dispatcher
 from numba.core.typing.typeof import typeof_impl
 
@@ -163,6 +163,14 @@ class CUDATypingContext(typing.BaseContext):
         stamp = registration_stamp(self)
         if stamp == self._refreshed_stamp:
             return
+        self.forget_answers()
+        super().refresh()
+        # The stamp from *before* refreshing: whatever was registered meanwhile (templates
+        # add lowerings while being installed) makes the next refresh run again.
+        self._refreshed_stamp = stamp
+
+    def forget_answers(self):
+        """Drop the remembered answers (something new was installed)."""
         self._call_signatures.clear()
         self._attribute_types.clear()
         self._by_identity.clear()
@@ -174,12 +182,76 @@ class CUDATypingContext(typing.BaseContext):
         self._module_types.clear()
         self._module_attribute_templates.clear()
         self.generation += 1
-        super().refresh()
-        # The stamp from *before* refreshing: whatever was registered meanwhile (templates
-        # add lowerings while being installed) makes the next refresh run again.
-        self._refreshed_stamp = stamp
+
+    # ---- Numba's deferred implementation modules (compiler.deferred_impls) --------------------
+    def _pending_deferral(self):
+        targetctx = self.__dict__.get("cuda_target_context")
+        deferral = getattr(targetctx, "_deferral", None)
+        if deferral is None or not deferral.pending or deferral.loading:
+            return None
+        if deferral.snapshot is None:  # before the eager point: nothing to decide yet
+            return None
+        return deferral
+
+    def _deferred_call_type(self, deferral, func, args, kws):
+        """``resolve_function_type`` while the deferred modules wait: installed first when they
+        add templates to a function templates were added to since the eager point (the order
+        would differ), or when the function is not typed without them."""
+        from . import deferred_impls
+
+        key = func if isinstance(func, str) else getattr(func, "typing_key", None)
+        if isinstance(func, types.Function) and id(key) in deferred_impls.tables().typing_key_ids:
+            pass
+        elif not (isinstance(func, str) and func in deferred_impls.tables().typing_keys):
+            return self._resolve_function_type(func, args, kws)
+        if deferral.typing_key_has_new_templates(self, key):
+            deferral.load()
+            return self._resolve_refreshed(func, key, args, kws)
+        try:
+            sig = self._resolve_function_type(func, args, kws)
+        except errors.TypingError:
+            sig = None
+        if sig is not None:
+            return sig
+        deferral.load()
+        return self._resolve_refreshed(func, key, args, kws)
+
+    def _resolve_refreshed(self, func, key, args, kws):
+        """Resolve again once the deferred modules are installed: a function's type then holds
+        their templates too (a new type; the stale one gets the implementation key lowering
+        reads)."""
+        if isinstance(func, types.Function):
+            fresh = self._replaced_functions.get(func) or self._lookup_global(key) or func
+            if fresh is not func and isinstance(fresh, types.Function):
+                return self._resolve_replaced(func, fresh, args, kws)
+        return self._resolve_function_type(func, args, kws)
+
+    #: function types the deferred modules' installation replaced (``Function`` of ``len``
+    #: without their templates -> with them): a compile in progress still holds the old ones
+    _replaced_functions = {}
 
     def resolve_function_type(self, func, args, kws):
+        deferral = self._pending_deferral()
+        if deferral is not None:
+            return self._deferred_call_type(deferral, func, args, kws)
+        if self._replaced_functions and isinstance(func, types.Function):
+            try:
+                fresh = self._replaced_functions.get(func)
+            except TypeError:
+                fresh = None
+            if fresh is not None:
+                return self._resolve_replaced(func, fresh, args, kws)
+        return self._resolve_function_type(func, args, kws)
+
+    def _resolve_replaced(self, func, fresh, args, kws):
+        sig = self._resolve_function_type(fresh, args, kws)
+        if sig is not None:
+            impl_key = fresh._impl_keys.get(sig.args)
+            if impl_key is not None:
+                func._impl_keys[sig.args] = impl_key  # what lowering reads (get_impl_key)
+        return sig
+
+    def _resolve_function_type(self, func, args, kws):
         # Only callees typed by templates alone: plain functions (their templates are fixed by
         # the interned type, and the first successful search already recorded the implementation
         # key that lowering looks up, ``Function._impl_keys``), number classes (casts such as
@@ -290,7 +362,21 @@ class CUDATypingContext(typing.BaseContext):
             return iter(templates)
         return iter(ours + [t for t in templates if not _is_cuda_template(t)])
 
+    def _settle_deferred_attribute(self, typ, attr):
+        deferral = self._pending_deferral()
+        if deferral is None or isinstance(typ, types.Module):
+            return
+        from . import deferred_impls
+
+        if deferred_impls.any_imported() or deferred_impls.attribute_is_deferred(typ, attr):
+            deferral.load()
+
+    def resolve_setattr(self, target, attr, value):
+        self._settle_deferred_attribute(target, attr)
+        return super().resolve_setattr(target, attr, value)
+
     def resolve_getattr(self, typ, attr):
+        self._settle_deferred_attribute(typ, attr)
         # A module attribute no template types is a constant, typed from the module's current
         # value (which the program may change between compiles): only the template search is
         # remembered for modules.
@@ -345,6 +431,14 @@ class CUDATypingContext(typing.BaseContext):
             self.install_registry(module.typing_registry)
 
     def resolve_value_type(self, val):
+        deferral = self._pending_deferral()
+        if deferral is not None:
+            from . import deferred_impls
+
+            if deferred_impls.any_imported() or (
+                    id(val) in deferred_impls.tables().typing_key_ids
+                    and id(val) not in deferral.snapshot["typing_globals"]):
+                deferral.load()  # a global only they type (np.empty ...)
         kind = type(val)
         if _pending_triggers:  # asked thousands of times per compile: no calls
             if kind is _NUMPY_UFUNC and _UFUNC_FAMILY in _pending_triggers:
@@ -389,7 +483,7 @@ class CUDATypingContext(typing.BaseContext):
             # ``cuda``, ``math``, ``np`` ...: typeof() finds no type (a ValueError built each
             # time) and the global lookup gives ``types.Module(val)``.
             return self._remembered(self._module_types, val,
-                                    functools.partial(super().resolve_value_type, val),
+                                    functools.partial(self._numba_value_type, val),
                                     remember_none=False)
         elif _value_type_is_fixed(val):
             # Builtin functions (``len``, ``operator.add`` ... for every operator lowered) and
@@ -397,9 +491,20 @@ class CUDATypingContext(typing.BaseContext):
             # its traceback cleared, each time) before the global lookup answers.  The answer
             # for the same object changes only when a refresh installs something.
             return self._remembered(self._value_types, val,
-                                    functools.partial(super().resolve_value_type, val),
+                                    functools.partial(self._numba_value_type, val),
                                     remember_none=False)
         self.unremembered += 1
+        return self._numba_value_type(val)
+
+    def _numba_value_type(self, val):
+        """Numba's ``resolve_value_type``, without the ``typeof()`` call when it can only fail:
+        for a module (``cuda`` in ``cuda.grid(1)``, ``np`` ...) or a stub, typeof() imports
+        ``numba.core.typing.cffi_utils`` -- and cffi, when it is installed (~40 ms of a first
+        compile) -- before failing, and the global lookup answers as it does then."""
+        if _typeof_answers_nothing(val):
+            ty = self._get_global_type(val)
+            if ty is not None:
+                return ty
         return super().resolve_value_type(val)
 
     def literal_type(self, value):
@@ -502,6 +607,25 @@ def _value_type_is_fixed(val):
     kernel-language stub (typed by its registered templates)."""
     kind = type(val)
     return kind is _BUILTIN_FUNCTION or issubclass(kind, Stub)
+
+
+def _typeof_answers_nothing(val):
+    """Would ``typeof(val)`` find no type?  Its generic case (no registration for the class)
+    answers only for buffers, objects with ``_numba_type_`` and cffi objects (which exist only
+    once cffi is imported)."""
+    from numba.core.typing.typeof import typeof_impl
+
+    if "cffi" in sys.modules or isinstance(val, types.ExternalFunction):
+        return False
+    if typeof_impl.dispatch(type(val)) is not typeof_impl.dispatch(object):
+        return False
+    if getattr(val, "_numba_type_", None) is not None:
+        return False
+    try:
+        memoryview(val)
+    except TypeError:
+        return True
+    return False
 
 
 def _is_plain_builtin_class(val):

@@ -125,14 +125,17 @@ def _read_loader_cache():
 def _bindings_major():
     """The CUDA major of the installed cuda-bindings, or None when it is not installed.
 
-    Read from the package's own version (``cuda.bindings.__version__``): importing
-    ``cuda.bindings`` loads no library, and the NVVM bindings import it right after
-    discovery anyway, whereas reading the distribution metadata imports ``email``'s parser.
-    The metadata is the answer only when the package itself cannot be imported."""
-    try:
-        from cuda.bindings import __version__
-    except Exception:  # noqa: BLE001 - not installed or broken: ask the metadata
-        __version__ = None
+    Read from the package's own version: the ``__version__`` line of its ``_version.py``
+    (without importing ``cuda.bindings``, whose ``__init__`` imports ``cuda.bindings.utils``,
+    a few ms that compiling never needs), else ``cuda.bindings.__version__``; reading the
+    distribution metadata imports ``email``'s parser, so the metadata is the answer only when
+    neither works."""
+    __version__ = _bindings_version_file()
+    if __version__ is None:
+        try:
+            from cuda.bindings import __version__
+        except Exception:  # noqa: BLE001 - not installed or broken: ask the metadata
+            __version__ = None
     if __version__ is None:
         try:
             from importlib.metadata import version
@@ -141,6 +144,35 @@ def _bindings_major():
         except Exception:  # noqa: BLE001 - not installed, broken metadata
             return None
     return major_of(__version__)
+
+
+def _bindings_version_file():
+    """``__version__`` as cuda-bindings' generated ``_version.py`` writes it
+    (``__version__ = version = '13.5.0'``), or None (not installed, imported already, another
+    layout)."""
+    import importlib.util
+
+    module = sys.modules.get("cuda.bindings")
+    if module is not None:
+        return getattr(module, "__version__", None)
+    try:
+        spec = importlib.util.find_spec("cuda.bindings")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for folder in spec.submodule_search_locations:
+        try:
+            with open(os.path.join(folder, "_version.py"), encoding="utf-8") as fh:
+                text = fh.read()
+        except OSError:
+            continue
+        for line in text.splitlines():
+            if line.startswith("__version__ = "):
+                value = line.rsplit("=", 1)[1].strip()
+                if len(value) > 2 and value[0] == value[-1] and value[0] in "'\"":
+                    return value[1:-1]
+    return None
 
 
 @dataclass

@@ -148,9 +148,9 @@ EXTRA = [
 
 # ---- helpers ------------------------------------------------------------------------------------
 def _numbas_table():
-    from numba_cuda.compiler import front_end, pipeline
-
-    return {k: v for k, v in pipeline._WHEN_NEEDED.items() if k not in front_end.REPLACEMENTS}
+    """The pipeline's table of replaced passes, emptied: every pass is Numba's own (the front
+    end's replacements and pass_manager's passes run when needed alike)."""
+    return {}
 
 
 def _normalised_ptx(ptx):
@@ -250,6 +250,10 @@ def test_literal_unroll_same_ir_in_fresh_processes(run_python):
 
 
 # ---- errors ------------------------------------------------------------------------------------
+def array_expression(out, a, b):
+    out[:] = a + b
+
+
 def raise_runtime_value(out, n):
     raise ValueError(n)
 
@@ -304,6 +308,7 @@ def unsupported_raise_string(out):
 
 
 FAILING = [
+    (array_expression, void(float64[::1], float64[::1], float64[::1])),
     (raise_runtime_value, void(int64[::1], int64)),
     (print_with_keywords, void(int64[::1])),
     (try_except, void(int64[::1])),
@@ -322,7 +327,8 @@ def _error(cuda, fn, sig):
     try:
         cuda.compile_ptx(fn, sig, cc=CC)
     except Exception as exc:  # noqa: BLE001 - compared, whatever it is
-        return type(exc), _stable(str(exc))
+        # (Numba indents a typing error's candidate list by how often it was reported before)
+        return type(exc), re.sub(r"\n[ \t]+", "\n", _stable(str(exc)))
     return None
 
 
@@ -606,3 +612,73 @@ def test_inline_overloads_skipped_without_inlining_templates(run_python):
     done = run_python(code)
     assert done.returncode == 0, done.stderr
     assert "RAN 0" in done.stdout
+
+
+def test_replacements_are_registered_as_numbas_passes():
+    from numba.core.compiler_machinery import _pass_registry
+
+    from numba_cuda.compiler import front_end
+
+    for numbas, ours in front_end.REPLACEMENTS.items():
+        assert issubclass(ours, numbas)
+        assert ours.name() == numbas.name()
+        a, b = _pass_registry.get(numbas), _pass_registry.get(ours)
+        assert (a.mutates_CFG, a.analysis_only) == (b.mutates_CFG, b.analysis_only)
+
+
+@pytest.mark.parametrize("fn", INTERPRETED[:60], ids=[fn.__name__ for fn in INTERPRETED[:60]])
+def test_constant_inference_answers_as_numbas(fn):
+    from numba.core import consts
+    from numba.core.compiler import run_frontend
+
+    from numba_cuda.compiler.front_end import ConstantInference
+
+    try:
+        func_ir = run_frontend(fn)
+    except Exception:  # noqa: BLE001 - what Numba cannot translate has nothing to infer
+        pytest.skip("not translatable")
+    names = sorted(func_ir._definitions)
+
+    def answers(cls):
+        engine = cls(func_ir)
+        out = []
+        for name in names:
+            try:
+                out.append((name, True, repr(engine.infer_constant(name))))
+            except Exception as exc:  # noqa: BLE001 - compared, whatever it is
+                out.append((name, False, type(exc), str(exc)))
+        cache = sorted((k, v[0], repr(v[1])) for k, v in engine._cache.items())
+        return out, cache
+
+    assert answers(ConstantInference) == answers(consts.ConstantInference)
+
+
+def test_translated_ir_gets_the_quick_constant_inference(cuda, monkeypatch):
+    from numba_cuda.compiler import front_end, pipeline
+
+    seen = []
+    original = pipeline.CUDANativeLowering.run_pass
+
+    def recording(self, state):
+        seen.append(type(state.func_ir._consts))
+        return original(self, state)
+
+    monkeypatch.setattr(pipeline.CUDANativeLowering, "run_pass", recording)
+    cuda.compile_ptx(static_getitem_and_power, void(float64[::1], float64[::1]), cc=CC)
+    assert seen[-1] is front_end.ConstantInference
+
+
+def test_numbas_expression_constant_inference_always_fails():
+    # what ConstantInference relies on to infer an expression straight away
+    from numba.core.errors import ConstantInferenceError
+
+    from numba_cuda.compiler import front_end
+
+    assert ir.Expr.infer_constant is front_end._EXPR_INFER_CONSTANT
+    loc = ir.Loc("f.py", 1)
+    scope = ir.Scope(None, loc)
+    a = scope.define("a", loc)
+    for expr in (ir.Expr.build_tuple([], loc), ir.Expr.getattr(a, "x", loc),
+                 ir.Expr.call(a, (), (), loc), ir.Expr.binop(__import__("operator").add, a, a, loc)):
+        with pytest.raises(ConstantInferenceError):
+            expr.infer_constant()

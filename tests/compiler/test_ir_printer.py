@@ -141,6 +141,13 @@ def test_known_instructions_are_not_printed_through_llvmlite(monkeypatch):
             raise AssertionError(f"{cls.__name__}.descr called")
 
         monkeypatch.setattr(cls, "descr", refuse)
+
+    def refuse_prototype(self, buf):
+        raise AssertionError("Function.descr_prototype called")
+
+    monkeypatch.setattr(ir.Function, "descr_prototype", refuse_prototype)
+    for cls in (ir.values.MDValue, ir.values.DIValue):
+        monkeypatch.setattr(cls, "descr", refuse)
     assert ir_printer.module_text(module) == expected
 
 
@@ -152,7 +159,9 @@ f32, f64 = ir.FloatType(), ir.DoubleType()
 def _every_instruction_module(name="every"):
     """A module with every instruction kind ``llvmlite.ir.IRBuilder`` makes, each with and
     without metadata, and the options each one prints (flags, alignment, attributes ...)."""
-    module = ir.Module(name)
+    # (its own context: an identified type made in llvmlite's global one would be printed in
+    # every module printed after it)
+    module = ir.Module(name, context=ir.context.Context())
     module.triple = "nvptx64-nvidia-cuda"
     struct = ir.LiteralStructType([i32, f64, ir.ArrayType(i8, 3)])
     vec = ir.VectorType(f32, 4)
@@ -161,6 +170,16 @@ def _every_instruction_module(name="every"):
     varargs = ir.Function(module, ir.FunctionType(i32, [i32], var_arg=True), "printf_like")
     void_fn = ir.Function(module, ir.FunctionType(ir.VoidType(), []), 'odd"name\\here')
     personality = ir.Function(module, ir.FunctionType(i32, [], var_arg=True), "personality")
+    fast = ir.Function(module, ir.FunctionType(i8.as_pointer(), [i32, i8.as_pointer()]),
+                       "fast.callee")
+    fast.calling_convention = "fastcc"
+    fast.linkage = "linkonce_odr"
+    fast.return_value.add_attribute("noalias")
+    fast.args[1].attributes.dereferenceable_or_null = 8
+    fast.args[0].add_attribute("zeroext")
+    fast.attributes.add("alwaysinline")
+    fast.attributes.alignstack = 16
+    ir.IRBuilder(fast.append_basic_block()).ret(fast.args[1])
     gv = ir.GlobalVariable(module, i32, "counter")
     gv.initializer = i32(7)
     gv.align = 4
@@ -190,6 +209,12 @@ def _every_instruction_module(name="every"):
         is_distinct=True)
     fn.set_metadata("dbg", di_sub)
     loc = module.add_debug_info("DILocation", {"line": 2, "column": 1, "scope": di_sub})
+    module.add_debug_info("DIBasicType", {"name": 'odd "type"\\', "size": 32,
+                                          "encoding": ir.DIToken("DW_ATE_signed"),
+                                          "flag": False, "other": None, "value": i32(4),
+                                          "list": [i32(1), None, "x"]})
+    module.add_metadata([None, i32(3), ir.MetaDataString(module, 'q"uote'), f32(1.5),
+                         callee, [i32(9)]])
     plain_md = module.add_metadata([i32(1), ir.MetaDataString(module, "note")])
     module.add_named_metadata("named").add(plain_md)
 
@@ -439,3 +464,37 @@ def test_subclasses_are_printed_by_llvmlite():
     text = ir_printer.module_text(module)
     assert text == str(module)
     assert "custom function text" in text and "custom instruction" in text
+
+
+def test_references_and_types_llvmlite_cached_are_used_as_cached():
+    """A reference llvmlite cached before a rename is what llvmlite prints (the old name);
+    so does ``module_text``.  References and types it has not cached are computed as it would."""
+    module = ir.Module("stale")
+    ptr = i8.as_pointer()
+    fn = ir.Function(module, ir.FunctionType(i32, [i32, ptr]), "f")
+    builder = ir.IRBuilder(fn.append_basic_block("b"))
+    first = builder.add(fn.args[0], i32(1), name="first")
+    builder.store(i8(0), fn.args[1])
+    builder.ret(builder.mul(first, i32(-2)))
+    first.get_reference()
+    first.name = "renamed"
+    fn.args[0].get_reference()
+    fn.args[0].name = "arg0"
+    expected = str(module)
+    assert '%"first"' in expected and "renamed" not in expected and "arg0" not in expected
+    assert ir_printer.module_text(module) == expected
+    fresh_ptr = i8.as_pointer()
+    assert ir_printer._type_text(fresh_ptr) == str(i8.as_pointer()) == "i8*"
+    for value in (i32(5), ir.Constant(i1, True), ir.Constant(ptr, None), ir.Constant(i32, None),
+                  f64(0.1), ir.Constant(i32, ir.Undefined), first, fn, fn.args[1]):
+        assert ir_printer._reference(value) == value.get_reference()
+
+
+def test_debug_info_with_an_operand_llvmlite_refuses():
+    module = ir.Module("bad")
+    module.add_debug_info("DIBasicType", {"name": "x", "bad": 1.5})
+    with pytest.raises(TypeError) as theirs:
+        str(module)
+    with pytest.raises(TypeError) as ours:
+        ir_printer.module_text(module)
+    assert str(ours.value) == str(theirs.value)

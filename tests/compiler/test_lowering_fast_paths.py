@@ -52,6 +52,7 @@ def numbas_methods():
         (lower, "lower_setitem", Lower.lower_setitem),
         (ctx, "get_function", base.BaseContext.get_function),
         (ctx, "get_arg_packer", base.BaseContext.get_arg_packer),
+        (ctx, "subtarget", base.BaseContext.subtarget),
         (ctx, "mangler", _numbas_mangler),
         (target.CUDAFlags, "get_mangle_string", Flags.get_mangle_string),
     ]
@@ -482,3 +483,18 @@ def test_try_block_search_runs_when_exception_check_is_defined():
 
     assert lowerer(ir.Global("exception_check", eh.exception_check, loc)) is True
     assert lowerer(ir.Global("len", len, loc), ir.Const(1, loc)) is False
+
+
+def test_subtarget_is_numbas_copy(cuda):
+    from numba_cuda.compiler.target import cuda_target
+
+    ctx = cuda_target.target_context
+    ours = ctx.subtarget(enable_debuginfo=True, fndesc="f")
+    numbas = base.BaseContext.subtarget(ctx, enable_debuginfo=True, fndesc="f")
+    assert type(ours) is type(numbas) is type(ctx)
+    assert ours.__dict__.keys() == numbas.__dict__.keys()
+    for name, value in numbas.__dict__.items():
+        assert ours.__dict__[name] is value or ours.__dict__[name] == value, name
+    assert ours.enable_debuginfo is True and ctx.enable_debuginfo is not ours
+    with pytest.raises(NameError, match="unknown option 'no_such_option'"):
+        ctx.subtarget(no_such_option=1)

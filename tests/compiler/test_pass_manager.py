@@ -322,3 +322,16 @@ def test_pipeline_is_built_once_per_key(monkeypatch, cuda):
         cuda.compile_ptx(plain_kernel, void(float32[::1]), cc=CC)
     assert calls == ["untyped"]
     assert any(key[4] is counting for key in pipeline._PIPELINE_PASSES)
+
+
+def slicing_kernel(out, a):
+    b = a[1:]
+    c = a.T
+    out[0] = b[0] + c[1]
+
+
+def test_slices_and_attributes_are_no_array_expressions(cuda):
+    sig = void(float32[::1], float32[::1])
+    assert _rewrite_answers(cuda, slicing_kernel, sig) == {"slicing_kernel": False}
+
+

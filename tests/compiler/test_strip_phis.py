@@ -122,3 +122,22 @@ def test_phis_are_stripped(cuda, monkeypatch):
     assert "phi(" not in text
     assert dels > 0  # IRLegalization's sweep (which emits the dels) still ran
     assemble(ptx, CC)
+
+
+def test_ir_without_phis_gets_copied_blocks_as_numba_does():
+    import copy
+
+    from numba.core.compiler import run_frontend
+
+    from numba_cuda.compiler.pass_manager import StripPhisBeforeLegalization, _shallow_copy
+
+    def straight(out):
+        out[0] = 1
+
+    func_ir = run_frontend(straight)
+    before = dict(func_ir.blocks)
+    StripPhisBeforeLegalization()._strip_phi_nodes(func_ir)
+    for label, block in func_ir.blocks.items():
+        assert block is not before[label] and block.body is not before[label].body
+        assert block.body == before[label].body and block.scope is before[label].scope
+        assert vars(_shallow_copy(block)).keys() == vars(copy.copy(block)).keys()

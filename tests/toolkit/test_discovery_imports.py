@@ -47,3 +47,23 @@ def test_mapped_files_text_hint_does_not_change_the_answer():
     assert loading.mapped_files(pattern, contains=name) == loading.mapped_files(pattern)
     assert loading.mapped_files(pattern, contains=name)
     assert loading.mapped_files(re.compile("no-such-library"), contains="no-such-library") == []
+
+
+def test_bindings_major_is_read_without_importing_cuda_bindings(subprocess_env):
+    # cuda.bindings' __init__ imports cuda.bindings.utils (a few ms of every first compile)
+    code = ("import sys\nfrom numba_cuda.toolkit import discovery\n"
+            "print(discovery._bindings_version_file(), discovery._bindings_major(), "
+            "'cuda.bindings' in sys.modules)\n")
+    proc = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True,
+                          env=subprocess_env)
+    assert proc.returncode == 0, proc.stderr
+    file_version, major, imported = proc.stdout.split()
+    assert file_version == version("cuda-bindings")
+    assert int(major) == major_of(version("cuda-bindings"))
+    assert imported == "False"
+
+
+def test_bindings_version_file_is_the_imported_version():
+    import cuda.bindings
+
+    assert discovery._bindings_version_file() == cuda.bindings.__version__
