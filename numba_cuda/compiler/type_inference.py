@@ -50,6 +50,7 @@ Besides, with the same effects as Numba's code:
 """
 
 import abc
+import operator
 import sys
 import warnings
 
@@ -506,6 +507,31 @@ class CUDATypeInferer(typeinfer.TypeInferer):
     def lock_type(self, var, tp, loc, literal_value=typeinfer.NOTSET):
         _get_typevar(self.typevars, var).lock(tp, loc=loc, literal_value=literal_value)
 
+    def constrain_statement(self, inst):
+        # Numba's dispatch (``constrain_statement`` -> ``typeof_assign`` -> ``typeof_expr``) by
+        # the exact classes and operator names of the commonest statements; the rest, and any
+        # subclass, take Numba's chain of isinstance checks.
+        if type(inst) is not ir.Assign or not _EXACT_DISPATCH:
+            return super().constrain_statement(inst)
+        value = inst.value
+        kind = type(value)
+        if kind is ir.Expr:
+            build = _EXPRESSIONS.get(value.op)
+            if build is None:
+                return self.typeof_expr(inst, inst.target, value)
+            return build(self, inst, inst.target, value, value._kws)
+        if kind is ir.Const:
+            return self.typeof_const(inst, inst.target, value.value)
+        if kind is ir.Var:
+            self.constraints.append(typeinfer.Propagate(dst=inst.target.name, src=value.name,
+                                                        loc=inst.loc))
+            return
+        if kind is ir.Global or kind is ir.FreeVar:
+            return self.typeof_global(inst, inst.target, value)
+        if kind is ir.Arg:
+            return self.typeof_arg(inst, inst.target, value)
+        return self.typeof_assign(inst)
+
     def typeof_const(self, inst, target, const):
         # Numba's, with the literal type remembered by the context
         ty = self.resolve_value_type(inst, const)
@@ -629,6 +655,86 @@ class CUDATypeInferer(typeinfer.TypeInferer):
         # calling frame's partial inference): not the context's remembered answers
         self.unremembered += 1
         return super().resolve_call(fnty, pos_args, kw_args)
+
+
+# ---- the commonest expressions, as Numba's typeof_expr constrains them ---------------------------
+def _intrinsic_binop(infer, inst, target, expr, kws):  # binop, inplace_binop
+    infer.typeof_intrinsic_call(inst, target, kws["fn"], kws["lhs"], kws["rhs"])
+
+
+def _intrinsic_unary(infer, inst, target, expr, kws):
+    infer.typeof_intrinsic_call(inst, target, kws["fn"], kws["value"])
+
+
+def _intrinsic_iteration(infer, inst, target, expr, kws):  # getiter, iternext
+    infer.typeof_intrinsic_call(inst, target, expr.op, kws["value"])
+
+
+def _call(infer, inst, target, expr, kws):
+    infer.typeof_call(inst, target, expr)
+
+
+def _getitem(infer, inst, target, expr, kws):
+    infer.typeof_intrinsic_call(inst, target, operator.getitem, kws["value"], kws["index"])
+
+
+def _static_getitem(infer, inst, target, expr, kws):
+    constraint = typeinfer.StaticGetItemConstraint(
+        target.name, value=kws["value"], index=kws["index"], index_var=kws["index_var"],
+        loc=expr.loc)
+    infer.constraints.append(constraint)
+    infer.calls.append((inst.value, constraint))
+
+
+def _getattr(infer, inst, target, expr, kws):
+    infer.constraints.append(typeinfer.GetAttrConstraint(
+        target.name, attr=kws["attr"], value=kws["value"], loc=inst.loc, inst=inst))
+
+
+def _cast(infer, inst, target, expr, kws):
+    infer.constraints.append(typeinfer.Propagate(dst=target.name, src=kws["value"].name,
+                                                 loc=inst.loc))
+
+
+def _phi(infer, inst, target, expr, kws):
+    for iv in kws["incoming_values"]:
+        if iv is not ir.UNDEFINED:
+            infer.constraints.append(typeinfer.Propagate(dst=target.name, src=iv.name,
+                                                         loc=inst.loc))
+
+
+def _pair(constraint_class):
+    def pair(infer, inst, target, expr, kws):
+        infer.constraints.append(constraint_class(target.name, pair=kws["value"],
+                                                  loc=expr.loc))
+
+    return pair
+
+
+def _exhaust_iter(infer, inst, target, expr, kws):
+    infer.constraints.append(typeinfer.ExhaustIterConstraint(
+        target.name, count=kws["count"], iterator=kws["value"], loc=expr.loc))
+
+
+def _build_tuple(infer, inst, target, expr, kws):
+    infer.constraints.append(typeinfer.BuildTupleConstraint(target.name, items=kws["items"],
+                                                            loc=inst.loc))
+
+
+_EXPRESSIONS = {
+    "call": _call, "getiter": _intrinsic_iteration, "iternext": _intrinsic_iteration,
+    "exhaust_iter": _exhaust_iter, "pair_first": _pair(typeinfer.PairFirstConstraint),
+    "pair_second": _pair(typeinfer.PairSecondConstraint), "binop": _intrinsic_binop,
+    "inplace_binop": _intrinsic_binop, "unary": _intrinsic_unary,
+    "static_getitem": _static_getitem, "getitem": _getitem, "getattr": _getattr,
+    "build_tuple": _build_tuple, "cast": _cast, "phi": _phi,
+}
+
+#: Numba's typeof_assign tests the value's class with isinstance, in the order Const, Var,
+#: Global/FreeVar, Arg, Expr: dispatching on the exact class is the same while none of them
+#: derives from another (and Numba's handlers are still these).
+_RHS = (ir.Const, ir.Var, ir.Global, ir.FreeVar, ir.Arg, ir.Expr, ir.Yield)
+_EXACT_DISPATCH = not any(issubclass(a, b) for a in _RHS for b in _RHS if a is not b)
 
 
 def type_inference_stage(typingctx, targetctx, interp, args, return_type, locals=None,

@@ -87,8 +87,11 @@ def _assert_same_typing(ours, numbas, fresh_dispatchers=False):
 
 @pytest.mark.parametrize("fn,sig,device", CORPUS)
 def test_corpus_typing_and_code_are_numbas(cuda, monkeypatch, fn, sig, device):
-    # Numba's way first (a device function it calls is compiled -- and typed -- by whichever
-    # compile comes first), then ours twice: once filling the tables, once from them.
+    # A first compile loads what the entry needs (a deferred family installed mid-compile
+    # makes new function types: an earlier typemap holds the old ones).  Then Numba's way (a
+    # device function it calls is compiled -- and typed -- by whichever compile comes first),
+    # then ours twice: once filling the tables, once from them.
+    _typed(monkeypatch, cuda, fn, sig, device, on=False)
     numbas, numba_ir, numba_ptx = _typed(monkeypatch, cuda, fn, sig, device, on=False)
     for _ in range(2):
         ours, our_ir, our_ptx = _typed(monkeypatch, cuda, fn, sig, device, on=True)
