@@ -60,27 +60,9 @@ def _numba_version():
 
 def _numba_version_file():
     """The version in the installed Numba's ``_version.py``, or None (no Numba, another layout)."""
-    import importlib.util
+    from .common.package_versions import version_in_file
 
-    try:
-        spec = importlib.util.find_spec("numba")
-    except (ImportError, ValueError):
-        return None
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    for folder in spec.submodule_search_locations:
-        try:
-            with open(f"{folder}/_version.py", encoding="utf-8") as fh:
-                text = fh.read()
-        except OSError:
-            continue
-        key = '"version": "'
-        start = text.find(key)
-        if start >= 0:
-            end = text.find('"', start + len(key))
-            if end > start:
-                return text[start + len(key):end]
-    return None
+    return version_in_file("numba")
 
 
 def _major_minor(version):

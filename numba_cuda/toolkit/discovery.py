@@ -14,6 +14,7 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, Optional, Sequence
 
+from numba_cuda.common.package_versions import version_in_file
 from numba_cuda.errors import ToolkitError
 
 from . import layouts
@@ -147,32 +148,12 @@ def _bindings_major():
 
 
 def _bindings_version_file():
-    """``__version__`` as cuda-bindings' generated ``_version.py`` writes it
-    (``__version__ = version = '13.5.0'``), or None (not installed, imported already, another
-    layout)."""
-    import importlib.util
-
+    """``__version__`` of cuda-bindings: the imported module's when it is imported already, else
+    the literal in its generated ``_version.py`` (None: not installed, another layout)."""
     module = sys.modules.get("cuda.bindings")
     if module is not None:
         return getattr(module, "__version__", None)
-    try:
-        spec = importlib.util.find_spec("cuda.bindings")
-    except (ImportError, ValueError):
-        return None
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    for folder in spec.submodule_search_locations:
-        try:
-            with open(os.path.join(folder, "_version.py"), encoding="utf-8") as fh:
-                text = fh.read()
-        except OSError:
-            continue
-        for line in text.splitlines():
-            if line.startswith("__version__ = "):
-                value = line.rsplit("=", 1)[1].strip()
-                if len(value) > 2 and value[0] == value[-1] and value[0] in "'\"":
-                    return value[1:-1]
-    return None
+    return version_in_file("cuda.bindings")
 
 
 @dataclass
