@@ -10,9 +10,11 @@ contracts in pyproject.toml keep it so.
 * ``env_flags``            -- the one reader of on/off environment variables, and its rule
 * ``emm``, ``emm_memory``  -- the external memory manager interface and its driverless memory classes
 * ``error_record``         -- the layout of the record a kernel writes when it raises
+* ``graph_capture_errors`` -- the wording of what a CUDA graph capture refuses, on both targets
 * ``jit_options``          -- ``JitOptions``: the options of ``cuda.jit``, parsed once for both targets
 * ``kernel_image``         -- ``KernelImage``: a compiled kernel as the runtime loads and launches it
 * ``launch_dims``          -- the checks of ``kernel[griddim, blockdim]`` and of launch bounds
+* ``package_versions``     -- installed packages' versions, read without importing them
 * ``pickling``             -- how ``@cuda.jit`` objects pickle, on both targets
 * ``unsupported``          -- what neither target accepts as a kernel or an argument, and its wording
 """

@@ -8,7 +8,7 @@ imports nothing of the runtime, so that every runtime module can use it.
 
 import threading
 
-from numba_cuda.errors import GraphCaptureError
+from numba_cuda.common import graph_capture_errors as messages
 
 #: Streams capturing a CUDA graph now: stream handle value -> Capture.
 CAPTURES = {}
@@ -45,39 +45,27 @@ def check_stream_work(handle_value, what):
     """Refuse ``what`` (a copy, memset or launch) on the legacy default stream during a capture."""
     capture = _any_capture()
     if capture is not None and int(handle_value) in _LEGACY:
-        raise GraphCaptureError(
-            f"{what} on the legacy default stream is not allowed while {_describe(capture)}: "
-            f"the legacy default stream synchronises with the capturing stream, which would "
-            f"invalidate the capture. Issue it on the capturing stream (stream=graph.stream), "
-            f"or before or after the `with cuda.graph()` block")
+        raise messages.legacy_stream_work(what, _describe(capture))
 
 
 def check_synchronous(what):
     """Refuse a synchronous copy or memset during a capture."""
     capture = _any_capture()
     if capture is not None:
-        raise GraphCaptureError(
-            f"{what} is synchronous, which is not allowed while {_describe(capture)}: pass "
-            f"stream=graph.stream to capture it into the graph, or do it before or after the "
-            f"`with cuda.graph()` block")
+        raise messages.synchronous_work(what, _describe(capture))
 
 
 def check_stream_synchronize(stream):
     """Refuse synchronising (or querying) a stream that is capturing."""
     capture = CAPTURES.get(stream.handle_value)
     if capture is not None:
-        raise GraphCaptureError(
-            f"synchronising {stream!r} is not allowed while it is capturing a CUDA graph: "
-            f"nothing captured runs before graph.launch(); synchronise after the `with "
-            f"cuda.graph()` block, after launching the graph")
+        raise messages.stream_synchronize(stream)
 
 
 def check_device_synchronize():
     capture = _any_capture()
     if capture is not None:
-        raise GraphCaptureError(
-            f"cuda.synchronize() is not allowed while {_describe(capture)}: synchronise after "
-            f"the `with cuda.graph()` block, after launching the graph")
+        raise messages.device_synchronize(_describe(capture))
 
 
 def check_no_host_step(stream_value, what):
@@ -85,11 +73,7 @@ def check_no_host_step(stream_value, what):
     written through the bytes it spans, a copy between two layouts): refused, since the
     host step would run now, on data the graph has not produced yet."""
     if int(stream_value) in CAPTURES:
-        raise GraphCaptureError(
-            f"{what} needs a step on the host between two copies (the arrays are not "
-            f"contiguous, or not of the same layout), which cannot be captured into a CUDA "
-            f"graph: the host step would run during the capture. Capture copies between "
-            f"contiguous arrays of the same layout")
+        raise messages.host_step(what)
 
 
 def check_host_source(stream_value, data, value, what):
@@ -101,12 +85,7 @@ def check_host_source(stream_value, data, value, what):
 
     if isinstance(value, np.ndarray) and np.may_share_memory(data, value):
         return
-    raise GraphCaptureError(
-        f"{what}: the host data ({type(value).__name__}) is copied through a temporary host "
-        f"buffer (it is not a NumPy array of the destination's dtype, shape and contiguous "
-        f"layout), which a CUDA graph would read after it is freed. Copy from a host array of "
-        f"the destination's dtype and layout that lives as long as the graph (a "
-        f"cuda.pinned_array is best)")
+    raise messages.temporary_host_source(what, value)
 
 
 def on_launch(stream, args, kernel_name, checks_errors):
@@ -120,14 +99,7 @@ def on_launch(stream, args, kernel_name, checks_errors):
 
     for i, arg in enumerate(args):
         if isinstance(arg, np.ndarray) and not hasattr(arg, "__cuda_array_interface__"):
-            raise GraphCaptureError(
-                f"argument {i} of kernel {kernel_name} is a host (NumPy) array: passing it "
-                f"copies it to the device and back synchronously, which cannot be captured "
-                f"into a CUDA graph. Copy it to a device array (cuda.to_device) before the "
-                f"capture and pass that")
+            raise messages.host_array_argument(i, kernel_name)
     if checks_errors:
-        raise GraphCaptureError(
-            f"kernel {kernel_name} was compiled with debug=True or boundscheck=True: after each "
-            f"launch the host synchronises and reads its error record, which cannot happen "
-            f"inside a CUDA graph. Capture a kernel compiled without these options")
+        raise messages.error_checking_kernel(kernel_name)
     capture.keepalive.append(args)

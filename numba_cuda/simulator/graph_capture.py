@@ -6,7 +6,7 @@ none of this runs without a capture.  Imports nothing of the simulator.
 
 import numpy as np
 
-from ..errors import GraphCaptureError
+from ..common import graph_capture_errors as messages
 
 #: Streams capturing now: stream handle -> list of recorded operations ((kind, run) pairs).
 CAPTURES = {}
@@ -32,36 +32,24 @@ def _any():
 def check_stream_work(stream, what):
     capturing = _any()
     if capturing is not None and _handle(stream) in _LEGACY:
-        raise GraphCaptureError(
-            f"{what} on the legacy default stream is not allowed while {_describe(capturing)}: "
-            f"the legacy default stream synchronises with the capturing stream, which would "
-            f"invalidate the capture. Issue it on the capturing stream (stream=graph.stream), "
-            f"or before or after the `with cuda.graph()` block")
+        raise messages.legacy_stream_work(what, _describe(capturing))
 
 
 def check_synchronous(what):
     capturing = _any()
     if capturing is not None:
-        raise GraphCaptureError(
-            f"{what} is synchronous, which is not allowed while {_describe(capturing)}: pass "
-            f"stream=graph.stream to capture it into the graph, or do it before or after the "
-            f"`with cuda.graph()` block")
+        raise messages.synchronous_work(what, _describe(capturing))
 
 
 def check_stream_synchronize(stream):
     if _handle(stream) in CAPTURES:
-        raise GraphCaptureError(
-            f"synchronising {stream!r} is not allowed while it is capturing a CUDA graph: "
-            f"nothing captured runs before graph.launch(); synchronise after the `with "
-            f"cuda.graph()` block, after launching the graph")
+        raise messages.stream_synchronize(stream)
 
 
 def check_device_synchronize():
     capturing = _any()
     if capturing is not None:
-        raise GraphCaptureError(
-            f"cuda.synchronize() is not allowed while {_describe(capturing)}: synchronise after "
-            f"the `with cuda.graph()` block, after launching the graph")
+        raise messages.device_synchronize(_describe(capturing))
 
 
 def record(stream, what, kind, run):
@@ -82,11 +70,7 @@ def check_no_host_step(stream, what):
     """As on the GPU: a copy on a capturing stream between non-contiguous arrays or arrays of
     two layouts needs a host step there, and is refused."""
     if _handle(stream) in CAPTURES:
-        raise GraphCaptureError(
-            f"{what} needs a step on the host between two copies (the arrays are not "
-            f"contiguous, or not of the same layout), which cannot be captured into a CUDA "
-            f"graph: the host step would run during the capture. Capture copies between "
-            f"contiguous arrays of the same layout")
+        raise messages.host_step(what)
 
 
 def check_host_source(stream, value, dtype, shape, order, what):
@@ -98,12 +82,7 @@ def check_host_source(stream, value, dtype, shape, order, what):
     if isinstance(value, np.ndarray) and value.dtype == dtype and value.shape == shape and (
             value.flags.c_contiguous if order == "C" else value.flags.f_contiguous):
         return
-    raise GraphCaptureError(
-        f"{what}: the host data ({type(value).__name__}) is copied through a temporary host "
-        f"buffer (it is not a NumPy array of the destination's dtype, shape and contiguous "
-        f"layout), which a CUDA graph would read after it is freed. Copy from a host array of "
-        f"the destination's dtype and layout that lives as long as the graph (a "
-        f"cuda.pinned_array is best)")
+    raise messages.temporary_host_source(what, value)
 
 
 def record_launch(kernel, grid, block, stream, sharedmem, args):
@@ -114,16 +93,9 @@ def record_launch(kernel, grid, block, stream, sharedmem, args):
         return False
     for i, arg in enumerate(args):
         if isinstance(arg, np.ndarray) and not hasattr(arg, "__cuda_array_interface__"):
-            raise GraphCaptureError(
-                f"argument {i} of kernel {name} is a host (NumPy) array: passing it "
-                f"copies it to the device and back synchronously, which cannot be captured "
-                f"into a CUDA graph. Copy it to a device array (cuda.to_device) before the "
-                f"capture and pass that")
+            raise messages.host_array_argument(i, name)
     if kernel.targetoptions.get("debug"):
-        raise GraphCaptureError(
-            f"kernel {name} was compiled with debug=True or boundscheck=True: after each "
-            f"launch the host synchronises and reads its error record, which cannot happen "
-            f"inside a CUDA graph. Capture a kernel compiled without these options")
+        raise messages.error_checking_kernel(name)
     args = tuple(args)
     CAPTURES[_handle(stream)].append(
         (("kernel", kernel), lambda: kernel.launch(grid, block, stream, sharedmem, args)))
