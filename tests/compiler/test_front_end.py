@@ -9,7 +9,6 @@ back edges, star-args calls, ``print``, generators ...): the Numba IR that reach
 
 import io
 import re
-from collections import Counter
 from functools import reduce
 
 import numpy as np
@@ -19,6 +18,7 @@ from numba.core import bytecode, ir
 from numba.core.interpreter import Interpreter
 
 from tests.compiler.test_corpus_ptxas import CORPUS
+from tests.support.lowering_inputs import assert_same_lowering, compile_recording, normalised_ptx
 
 CC = (8, 0)
 
@@ -153,13 +153,6 @@ def _numbas_table():
     return {}
 
 
-def _normalised_ptx(ptx):
-    body = [line.strip() for line in ptx.splitlines()
-            if line.strip() and not line.startswith("//")]
-    return Counter(re.sub(r"%(r[dfhsp]?|p|f|fd|rs)\d+", r"%\1", re.sub(r"_ZN\w+", "SYM", line))
-                   for line in body)
-
-
 def _stable(text):
     # an inlined function's, lambda's or closure's variables carry a per-process counter
     return re.sub(r" at 0x[0-9a-f]+", " at 0x", re.sub(r"_v\d+(?=_)", "_vN", text))
@@ -181,52 +174,34 @@ def _relabelled(text, labels):
     return "\n".join(out)
 
 
+def _describe(state):
+    func_ir = state.func_ir
+    text = io.StringIO()
+    func_ir.dump(text)
+    labels = {label: n for n, label in enumerate(sorted(func_ir.blocks))}
+    entry_vars = {labels[label]: sorted(_stable(v) for v in func_ir.get_block_entry_vars(block))
+                  for label, block in func_ir.blocks.items()}
+    typemap = sorted((_stable(k), str(v)) for k, v in state.typemap.items())
+    calltypes = sorted(str(v) for v in state.calltypes.values())
+    return (state.func_id.func_qualname, _relabelled(_stable(text.getvalue()), labels),
+            entry_vars, typemap, calltypes, func_ir.generator_info,
+            sorted(_stable(k) for k in func_ir._definitions))
+
+
 def _compile(cuda, monkeypatch, fn, sig, device, numbas_passes):
     """``(what every function compiled looked like at lowering, PTX)``."""
     from numba_cuda.compiler import pipeline
 
     if numbas_passes:
         monkeypatch.setattr(pipeline, "_WHEN_NEEDED", _numbas_table())
-    seen = []
-    original = pipeline.CUDANativeLowering.run_pass
-
-    def recording(self, state):
-        func_ir = state.func_ir
-        text = io.StringIO()
-        func_ir.dump(text)
-        labels = {label: n for n, label in enumerate(sorted(func_ir.blocks))}
-        entry_vars = {labels[label]: sorted(_stable(v)
-                                            for v in func_ir.get_block_entry_vars(block))
-                      for label, block in func_ir.blocks.items()}
-        typemap = sorted((_stable(k), str(v)) for k, v in state.typemap.items())
-        calltypes = sorted(str(v) for v in state.calltypes.values())
-        seen.append((state.func_id.func_qualname,
-                     _relabelled(_stable(text.getvalue()), labels), entry_vars,
-                     typemap, calltypes, func_ir.generator_info,
-                     sorted(_stable(k) for k in func_ir._definitions)))
-        return original(self, state)
-
-    monkeypatch.setattr(pipeline.CUDANativeLowering, "run_pass", recording)
-    try:
-        ptx, _ = cuda.compile_ptx(fn, sig, device=device, cc=CC)
-    finally:
-        monkeypatch.undo()
-    return seen, ptx
+    return compile_recording(cuda, monkeypatch, fn, sig, device, _describe, cc=CC)
 
 
 @pytest.mark.parametrize("fn,sig,device", CORPUS + EXTRA)
 def test_same_ir_reaches_lowering_as_with_numbas_passes(cuda, monkeypatch, fn, sig, device):
     ours, our_ptx = _compile(cuda, monkeypatch, fn, sig, device, numbas_passes=False)
     numbas, numba_ptx = _compile(cuda, monkeypatch, fn, sig, device, numbas_passes=True)
-    assert ours and numbas
-    # device functions compiled on the way are cached after the first compile: compare the
-    # kernel's own function (the last one lowered) and every function both compiles lowered
-    assert ours[-1] == numbas[-1]
-    theirs = {entry[0]: entry for entry in numbas}
-    for entry in ours:
-        if entry[0] in theirs:
-            assert entry == theirs[entry[0]]
-    assert _normalised_ptx(our_ptx) == _normalised_ptx(numba_ptx)
+    assert_same_lowering(ours, our_ptx, numbas, numba_ptx)
 
 
 def test_literal_unroll_same_ir_in_fresh_processes(run_python):
@@ -238,7 +213,7 @@ def test_literal_unroll_same_ir_in_fresh_processes(run_python):
         from tests.compiler import test_front_end as t
         fn, sig = t.unrolled_tuple, t.UNROLLED_SIG
         seen, ptx = t._compile(cuda, pytest.MonkeyPatch(), fn, sig, False, NUMBAS)
-        print(repr((seen[-1], sorted(t._normalised_ptx(ptx).items()))))
+        print(repr((seen[-1], sorted(t.normalised_ptx(ptx).items()))))
     """
     outputs = []
     for numbas in (False, True):
@@ -588,7 +563,7 @@ def test_inline_overloads_same_ir_as_numbas(cuda, monkeypatch):
     ours, our_ptx = _compile(cuda, monkeypatch, uses_inline_overload, sig, False, False)
     numbas, numba_ptx = _compile(cuda, monkeypatch, uses_inline_overload, sig, False, True)
     assert ours[-1] == numbas[-1]
-    assert _normalised_ptx(our_ptx) == _normalised_ptx(numba_ptx)
+    assert normalised_ptx(our_ptx) == normalised_ptx(numba_ptx)
     # the overload was inlined: no call of it is left in the IR reaching lowering
     assert "impl__locals__body" in ours[-1][1]
     assert "global(_clamp01" not in ours[-1][1]

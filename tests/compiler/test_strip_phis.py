@@ -6,13 +6,13 @@ with the pipeline running Numba's own pass."""
 
 import io
 import re
-from collections import Counter
 
 import pytest
 from numba import float32, int64, void
 from numba.core import ir
 
 from tests.compiler.test_corpus_ptxas import CORPUS
+from tests.support.lowering_inputs import assert_same_lowering, compile_recording
 from tests.support.ptx_helpers import assemble
 
 CC = (8, 0)
@@ -45,11 +45,19 @@ EXTRA = [
 ]
 
 
-def _normalised_ptx(ptx):
-    body = [line.strip() for line in ptx.splitlines()
-            if line.strip() and not line.startswith("//")]
-    return Counter(re.sub(r"%(r[dfhsp]?|p|f|fd|rs)\d+", r"%\1", re.sub(r"_ZN\w+", "SYM", line))
-                   for line in body)
+def _describe(state):
+    func_ir = state.func_ir
+    text = io.StringIO()
+    func_ir.dump(text)
+    # an inlined lambda's variables carry a per-process counter (``..._lambda__v2_y``)
+    dump = re.sub(r"(_lambda__v)\d+", r"\1N", text.getvalue())
+    entry_vars = {label: sorted(func_ir.get_block_entry_vars(block))
+                  for label, block in func_ir.blocks.items()}
+    dels = sum(isinstance(inst, ir.Del) for block in func_ir.blocks.values()
+               for inst in block.body)
+    entry_vars = {label: [re.sub(r"(_lambda__v)\d+", r"\1N", v) for v in names]
+                  for label, names in entry_vars.items()}
+    return state.func_id.func_qualname, dump, entry_vars, dels, func_ir.generator_info
 
 
 def _compile(cuda, monkeypatch, fn, sig, device, numbas_pass):
@@ -62,46 +70,14 @@ def _compile(cuda, monkeypatch, fn, sig, device, numbas_pass):
         table = dict(pipeline._WHEN_NEEDED)
         del table[PreLowerStripPhis]
         monkeypatch.setattr(pipeline, "_WHEN_NEEDED", table)
-    seen = []
-    original = pipeline.CUDANativeLowering.run_pass
-
-    def recording(self, state):
-        func_ir = state.func_ir
-        text = io.StringIO()
-        func_ir.dump(text)
-        # an inlined lambda's variables carry a per-process counter (``..._lambda__v2_y``)
-        dump = re.sub(r"(_lambda__v)\d+", r"\1N", text.getvalue())
-        entry_vars = {label: sorted(func_ir.get_block_entry_vars(block))
-                      for label, block in func_ir.blocks.items()}
-        dels = sum(isinstance(inst, ir.Del) for block in func_ir.blocks.values()
-                   for inst in block.body)
-        entry_vars = {label: [re.sub(r"(_lambda__v)\d+", r"\1N", v) for v in names]
-                      for label, names in entry_vars.items()}
-        seen.append((state.func_id.func_qualname, dump, entry_vars, dels,
-                     func_ir.generator_info))
-        return original(self, state)
-
-    monkeypatch.setattr(pipeline.CUDANativeLowering, "run_pass", recording)
-    try:
-        ptx, _ = cuda.compile_ptx(fn, sig, device=device, cc=CC)
-    finally:
-        monkeypatch.undo()
-    return seen, ptx
+    return compile_recording(cuda, monkeypatch, fn, sig, device, _describe, cc=CC)
 
 
 @pytest.mark.parametrize("fn,sig,device", CORPUS + EXTRA)
 def test_same_ir_reaches_lowering_as_with_numbas_pass(cuda, monkeypatch, fn, sig, device):
     ours, our_ptx = _compile(cuda, monkeypatch, fn, sig, device, numbas_pass=False)
     numbas, numba_ptx = _compile(cuda, monkeypatch, fn, sig, device, numbas_pass=True)
-    assert ours and numbas
-    # device functions compiled on the way are cached after the first compile: compare the
-    # kernel's own function (the last one lowered) and every function both compiles lowered
-    assert ours[-1] == numbas[-1]
-    theirs = {entry[0]: entry for entry in numbas}
-    for entry in ours:
-        if entry[0] in theirs:
-            assert entry == theirs[entry[0]]
-    assert _normalised_ptx(our_ptx) == _normalised_ptx(numba_ptx)
+    assert_same_lowering(ours, our_ptx, numbas, numba_ptx)
 
 
 def test_the_pipeline_runs_the_replacement(cuda):

@@ -1,0 +1,51 @@
+"""What reaches the lowering pass, recorded, for the tests that compare a replaced front-end
+pass with Numba's own (tests/compiler/test_front_end.py, test_strip_phis.py).
+
+``compile_recording(cuda, monkeypatch, fn, sig, device, describe)`` compiles with
+``cuda.compile_ptx`` and returns ``(seen, ptx)``: ``seen`` holds ``describe(state)`` for every
+function lowered on the way (device functions first, the kernel last).
+``assert_same_lowering(ours, our_ptx, numbas, numba_ptx)`` is the comparison both make.
+"""
+
+import re
+from collections import Counter
+
+
+def normalised_ptx(ptx):
+    """PTX lines as a multiset, with register numbers and mangled names blanked (both differ
+    with the order the compiler happened to number things in)."""
+    body = [line.strip() for line in ptx.splitlines()
+            if line.strip() and not line.startswith("//")]
+    return Counter(re.sub(r"%(r[dfhsp]?|p|f|fd|rs)\d+", r"%\1", re.sub(r"_ZN\w+", "SYM", line))
+                   for line in body)
+
+
+def compile_recording(cuda, monkeypatch, fn, sig, device, describe, cc=(7, 5)):
+    from numba_cuda.compiler import pipeline
+
+    seen = []
+    original = pipeline.CUDANativeLowering.run_pass
+
+    def recording(self, state):
+        seen.append(describe(state))
+        return original(self, state)
+
+    monkeypatch.setattr(pipeline.CUDANativeLowering, "run_pass", recording)
+    try:
+        ptx, _ = cuda.compile_ptx(fn, sig, device=device, cc=cc)
+    finally:
+        monkeypatch.undo()
+    return seen, ptx
+
+
+def assert_same_lowering(ours, our_ptx, numbas, numba_ptx):
+    """Device functions compiled on the way are cached after the first compile: compare the
+    kernel's own function (the last one lowered) and every function both compiles lowered
+    (``describe`` puts the function's name first), then the PTX."""
+    assert ours and numbas
+    assert ours[-1] == numbas[-1]
+    theirs = {entry[0]: entry for entry in numbas}
+    for entry in ours:
+        if entry[0] in theirs:
+            assert entry == theirs[entry[0]]
+    assert normalised_ptx(our_ptx) == normalised_ptx(numba_ptx)
