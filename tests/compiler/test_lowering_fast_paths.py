@@ -15,7 +15,8 @@ from numba.core.compiler import Flags
 from numba.core.lowering import Lower
 
 from tests.compiler.test_corpus_ptxas import CORPUS
-from tests.compiler.test_operator_lowering import _UNIQUE, EXTRA
+from tests.compiler.test_operator_lowering import EXTRA
+from tests.support.lowering_inputs import UNIQUE, nvvm_inputs
 
 CC = (8, 0)
 
@@ -63,25 +64,10 @@ def _numbas_mangler(self, name, argtypes, *, abi_tags=(), uid=None):
 
 
 def ir_and_ptx(cuda, monkeypatch, fn, sig, device, replacements=(), **options):
-    """The NVVM IR texts handed to libNVVM (unique names masked) and the PTX of one compile,
-    with ``replacements`` ((class, name, value) triples) set for its duration."""
-    from numba_cuda.compiler import nvvm
-
-    for cls, name, value in replacements:
-        monkeypatch.setattr(cls, name, value)
-    texts = []
-    original = nvvm.compile_ir
-
-    def recording(modules, *args, **kwargs):
-        texts.extend(_UNIQUE.sub("ID", text) for _name, text in modules)
-        return original(modules, *args, **kwargs)
-
-    monkeypatch.setattr(nvvm, "compile_ir", recording)
-    try:
-        ptx, _ = cuda.compile_ptx(fn, sig, device=device, cc=CC, **options)
-    finally:
-        monkeypatch.undo()
-    return texts, _UNIQUE.sub("ID", ptx)
+    """The NVVM IR texts handed to libNVVM and the PTX of one compile (unique names masked in
+    both), with ``replacements`` ((class, name, value) triples) set for its duration."""
+    texts, ptx = nvvm_inputs(cuda, monkeypatch, fn, sig, device, replacements, cc=CC, **options)
+    return texts, UNIQUE.sub("ID", ptx)
 
 
 def _compare(cuda, monkeypatch, fn, sig, device, **options):

@@ -5,13 +5,13 @@ running Numba's methods, on every corpus entry and on kernels whose operators re
 third-party ``@overload(target="cuda")`` and ``@intrinsic`` extensions; the PTX too."""
 
 import operator
-import re
 
 import pytest
 from numba import int64, types, void
 from numba.extending import intrinsic, overload
 
 from tests.compiler.test_corpus_ptxas import CORPUS
+from tests.support.lowering_inputs import UNIQUE, nvvm_inputs
 from tests.support.ptx_helpers import assemble
 
 CC = (8, 0)
@@ -46,29 +46,17 @@ def uses_extensions(out, n):
 EXTRA = [pytest.param(uses_extensions, void(int64[::1], int64), False, id="extensions")]
 
 #: per-compile unique parts: function uids, mangled names, exception ids (returned as status)
-_UNIQUE = re.compile(r"\$\d+|v\d+(?=B)|_ZN\w+|(?<=ret i32 )[1-9]\d*")
+_UNIQUE = UNIQUE  # imported by the statement lowering tests
 
 
 def ir_and_ptx(cuda, monkeypatch, fn, sig, device, replacements=None, **options):
     """The NVVM IR texts handed to libNVVM (unique names masked) and the PTX of one compile,
     with ``replacements`` (``{name: function}``) set on ``CUDALower`` for its duration."""
-    from numba_cuda.compiler import lowering, nvvm
+    from numba_cuda.compiler import lowering
 
-    for name, function in (replacements or {}).items():
-        monkeypatch.setattr(lowering.CUDALower, name, function)
-    texts = []
-    original = nvvm.compile_ir
-
-    def recording(modules, *args, **kwargs):
-        texts.extend(_UNIQUE.sub("ID", text) for _name, text in modules)
-        return original(modules, *args, **kwargs)
-
-    monkeypatch.setattr(nvvm, "compile_ir", recording)
-    try:
-        ptx, _ = cuda.compile_ptx(fn, sig, device=device, cc=CC, **options)
-    finally:
-        monkeypatch.undo()
-    return texts, ptx
+    triples = [(lowering.CUDALower, name, function)
+               for name, function in (replacements or {}).items()]
+    return nvvm_inputs(cuda, monkeypatch, fn, sig, device, triples, cc=CC, **options)
 
 
 def _ir_and_ptx(cuda, monkeypatch, fn, sig, device, numbas_methods):

@@ -49,3 +49,30 @@ def assert_same_lowering(ours, our_ptx, numbas, numba_ptx):
         if entry[0] in theirs:
             assert entry == theirs[entry[0]]
     assert normalised_ptx(our_ptx) == normalised_ptx(numba_ptx)
+
+
+#: What differs between two compiles of the same kernel: Numba IR variable numbers, unique
+#: ids in mangled names and the status codes of raised exceptions.
+UNIQUE = re.compile(r"\$\d+|v\d+(?=B)|_ZN\w+|(?<=ret i32 )[1-9]\d*")
+
+
+def nvvm_inputs(cuda, monkeypatch, fn, sig, device, replacements=(), cc=(8, 0), **options):
+    """``(NVVM IR texts handed to libNVVM with UNIQUE masked, PTX)`` of one compile, with
+    ``replacements`` (``(owner, attribute, value)`` triples) set for its duration."""
+    from numba_cuda.compiler import nvvm
+
+    for owner, name, value in replacements:
+        monkeypatch.setattr(owner, name, value)
+    texts = []
+    original = nvvm.compile_ir
+
+    def recording(modules, *args, **kwargs):
+        texts.extend(UNIQUE.sub("ID", text) for _name, text in modules)
+        return original(modules, *args, **kwargs)
+
+    monkeypatch.setattr(nvvm, "compile_ir", recording)
+    try:
+        ptx, _ = cuda.compile_ptx(fn, sig, device=device, cc=cc, **options)
+    finally:
+        monkeypatch.undo()
+    return texts, ptx
