@@ -12,7 +12,7 @@ import pytest
 from numba import boolean, float32, float64, int32, int64, types, uint32, uint64
 from numba import void
 
-from tests.compiler.test_operator_lowering import _UNIQUE
+from tests.support.lowering_inputs import UNIQUE
 
 CC = (8, 0)
 _REGISTER = re.compile(r"%(rd|r|fd|f|p|rs|h|hh)\d+")
@@ -20,7 +20,7 @@ _REGISTER = re.compile(r"%(rd|r|fd|f|p|rs|h|hh)\d+")
 
 def _instructions(ptx):
     ptx = ptx.split("\t.section", 1)[0]  # DWARF sections (line info) encode unique names
-    lines = [_UNIQUE.sub("ID", line).strip() for line in ptx.splitlines()]
+    lines = [UNIQUE.sub("ID", line).strip() for line in ptx.splitlines()]
     return [_REGISTER.sub(r"%\1", line) for line in lines
             if line and not line.startswith((".reg", "//", ".loc", ".file"))]
 

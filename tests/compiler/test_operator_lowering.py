@@ -45,10 +45,6 @@ def uses_extensions(out, n):
 
 EXTRA = [pytest.param(uses_extensions, void(int64[::1], int64), False, id="extensions")]
 
-#: per-compile unique parts: function uids, mangled names, exception ids (returned as status)
-_UNIQUE = UNIQUE  # imported by the statement lowering tests
-
-
 def ir_and_ptx(cuda, monkeypatch, fn, sig, device, replacements=None, **options):
     """The NVVM IR texts handed to libNVVM (unique names masked) and the PTX of one compile,
     with ``replacements`` (``{name: function}``) set on ``CUDALower`` for its duration."""
@@ -72,7 +68,7 @@ def test_same_ir_as_numbas_lowering(cuda, monkeypatch, fn, sig, device):
     ours, our_ptx = _ir_and_ptx(cuda, monkeypatch, fn, sig, device, numbas_methods=False)
     numbas, numba_ptx = _ir_and_ptx(cuda, monkeypatch, fn, sig, device, numbas_methods=True)
     assert ours == numbas
-    assert _UNIQUE.sub("ID", our_ptx) == _UNIQUE.sub("ID", numba_ptx)
+    assert UNIQUE.sub("ID", our_ptx) == UNIQUE.sub("ID", numba_ptx)
 
 
 def test_extensions_still_work(cuda, monkeypatch):

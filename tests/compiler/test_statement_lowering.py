@@ -10,7 +10,8 @@ from numba.core import errors
 from numba.extending import intrinsic
 
 from tests.compiler.test_corpus_ptxas import CORPUS
-from tests.compiler.test_operator_lowering import EXTRA, _UNIQUE, ir_and_ptx
+from tests.compiler.test_operator_lowering import EXTRA, ir_and_ptx
+from tests.support.lowering_inputs import UNIQUE
 
 CC = (8, 0)
 
@@ -29,7 +30,7 @@ def test_same_ir_as_numbas_statement_lowering(cuda, monkeypatch, fn, sig, device
     ours, our_ptx = _ir_and_ptx(cuda, monkeypatch, fn, sig, device, numbas_methods=False)
     numbas, numba_ptx = _ir_and_ptx(cuda, monkeypatch, fn, sig, device, numbas_methods=True)
     assert ours == numbas
-    assert _UNIQUE.sub("ID", our_ptx) == _UNIQUE.sub("ID", numba_ptx)
+    assert UNIQUE.sub("ID", our_ptx) == UNIQUE.sub("ID", numba_ptx)
 
 
 @pytest.mark.parametrize("fn,sig,device", CORPUS[::5])

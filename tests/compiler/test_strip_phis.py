@@ -51,12 +51,11 @@ def _describe(state):
     func_ir.dump(text)
     # an inlined lambda's variables carry a per-process counter (``..._lambda__v2_y``)
     dump = re.sub(r"(_lambda__v)\d+", r"\1N", text.getvalue())
-    entry_vars = {label: sorted(func_ir.get_block_entry_vars(block))
+    entry_vars = {label: [re.sub(r"(_lambda__v)\d+", r"\1N", v)
+                          for v in sorted(func_ir.get_block_entry_vars(block))]
                   for label, block in func_ir.blocks.items()}
     dels = sum(isinstance(inst, ir.Del) for block in func_ir.blocks.values()
                for inst in block.body)
-    entry_vars = {label: [re.sub(r"(_lambda__v)\d+", r"\1N", v) for v in names]
-                  for label, names in entry_vars.items()}
     return state.func_id.func_qualname, dump, entry_vars, dels, func_ir.generator_info
 
 

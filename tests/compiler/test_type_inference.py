@@ -16,7 +16,7 @@ from numba.core.errors import NumbaWarning, TypingError
 from numba.extending import overload
 
 from tests.compiler.test_corpus_ptxas import CORPUS
-from tests.compiler.test_operator_lowering import _UNIQUE
+from tests.support.lowering_inputs import UNIQUE, nvvm_inputs
 
 CC = (8, 0)
 
@@ -31,7 +31,7 @@ def _switch(monkeypatch, on):
 def _typed(monkeypatch, cuda, fn, sig, device, on):
     """(typings, NVVM IR texts, PTX) of one compile: ``typings`` lists, for every function type
     inference ran on, its typemap, its call signatures (by statement) and its return type."""
-    from numba_cuda.compiler import nvvm, type_inference
+    from numba_cuda.compiler import type_inference
 
     _switch(monkeypatch, on)
     typings = []
@@ -45,20 +45,10 @@ def _typed(monkeypatch, cuda, fn, sig, device, on):
                         calls, state.return_type))
         return result
 
-    texts = []
-    original_compile = nvvm.compile_ir
-
-    def recording_compile(modules, *args, **kwargs):
-        texts.extend(_UNIQUE.sub("ID", text) for _name, text in modules)
-        return original_compile(modules, *args, **kwargs)
-
-    monkeypatch.setattr(type_inference.CUDATypeInference, "run_pass", recording_pass)
-    monkeypatch.setattr(nvvm, "compile_ir", recording_compile)
-    try:
-        ptx, _ = cuda.compile_ptx(fn, sig, device=device, cc=CC)
-    finally:
-        monkeypatch.undo()
-    return typings, texts, _UNIQUE.sub("ID", ptx)
+    texts, ptx = nvvm_inputs(cuda, monkeypatch, fn, sig, device,
+                             [(type_inference.CUDATypeInference, "run_pass", recording_pass)],
+                             cc=CC)
+    return typings, texts, UNIQUE.sub("ID", ptx)
 
 
 def _assert_same_typing(ours, numbas, fresh_dispatchers=False):

@@ -1,10 +1,13 @@
-"""What reaches the lowering pass, recorded, for the tests that compare a replaced front-end
-pass with Numba's own (tests/compiler/test_front_end.py, test_strip_phis.py).
+"""What a compile hands lowering and libNVVM, recorded, for the tests that compare a replaced
+compiler piece with Numba's own (tests/compiler/test_front_end.py, test_strip_phis.py,
+test_operator_lowering.py, test_statement_lowering.py, test_lowering_fast_paths.py,
+test_type_inference.py).
 
-``compile_recording(cuda, monkeypatch, fn, sig, device, describe)`` compiles with
-``cuda.compile_ptx`` and returns ``(seen, ptx)``: ``seen`` holds ``describe(state)`` for every
-function lowered on the way (device functions first, the kernel last).
-``assert_same_lowering(ours, our_ptx, numbas, numba_ptx)`` is the comparison both make.
+``compile_recording(cuda, monkeypatch, fn, sig, device, describe, cc=...)`` compiles with
+``cuda.compile_ptx`` for ``sm_<cc>`` and returns ``(seen, ptx)``: ``seen`` holds
+``describe(state)`` for every function lowered on the way (device functions first, the kernel
+last).  ``assert_same_lowering(ours, our_ptx, numbas, numba_ptx)`` is the comparison the
+front-end tests make.  ``nvvm_inputs`` records the NVVM IR texts instead.
 """
 
 import re
@@ -20,7 +23,7 @@ def normalised_ptx(ptx):
                    for line in body)
 
 
-def compile_recording(cuda, monkeypatch, fn, sig, device, describe, cc=(7, 5)):
+def compile_recording(cuda, monkeypatch, fn, sig, device, describe, *, cc):
     from numba_cuda.compiler import pipeline
 
     seen = []
@@ -56,7 +59,7 @@ def assert_same_lowering(ours, our_ptx, numbas, numba_ptx):
 UNIQUE = re.compile(r"\$\d+|v\d+(?=B)|_ZN\w+|(?<=ret i32 )[1-9]\d*")
 
 
-def nvvm_inputs(cuda, monkeypatch, fn, sig, device, replacements=(), cc=(8, 0), **options):
+def nvvm_inputs(cuda, monkeypatch, fn, sig, device, replacements=(), *, cc, **options):
     """``(NVVM IR texts handed to libNVVM with UNIQUE masked, PTX)`` of one compile, with
     ``replacements`` (``(owner, attribute, value)`` triples) set for its duration."""
     from numba_cuda.compiler import nvvm
