@@ -18,9 +18,11 @@ import sys
 import numpy as np
 from numba.core import errors, types, typing
 from numba.core.dispatcher import Dispatcher
+from numba.core.target_extension import current_target, target_override
 from numba.core.typing.typeof import typeof_impl
 
 from ..lang.stubs import Stub
+from .numba_registry import TARGET_NAME
 
 #: Family modules the compiler always installs (its own), before ``lang.FAMILY_MODULES``.
 COMPILER_FAMILIES = ("numba_cuda.lang.indexing", "numba_cuda.compiler.external",
@@ -85,10 +87,6 @@ def _activate_deferred_families(typingctx):
     if targetctx is None:
         typingctx.refresh()
         return
-    from numba.core.target_extension import target_override
-
-    from .numba_registry import TARGET_NAME
-
     with target_override(TARGET_NAME):
         targetctx.refresh()
 
@@ -231,6 +229,14 @@ class CUDATypingContext(typing.BaseContext):
     _replaced_functions = {}
 
     def resolve_function_type(self, func, args, kws):
+        if not self.callstack._stack and current_target() != TARGET_NAME:
+            # Asked outside a compile (a library typing ahead of compiling, Numba's own tests):
+            # Numba orders a function's templates by the target of the compile in progress,
+            # else by the thread's current target, the CPU, which puts the generic templates
+            # before the CUDA ones (float16 + float16 would type as float32).  Answer as a
+            # compile would.
+            with target_override(TARGET_NAME):
+                return self.resolve_function_type(func, args, kws)
         deferral = self._pending_deferral()
         if deferral is not None:
             return self._deferred_call_type(deferral, func, args, kws)
