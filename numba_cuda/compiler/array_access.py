@@ -20,7 +20,10 @@ arrays, 0-d arrays, bounds checking (``debug=True``, ``boundscheck=True``,
 
 ``a.shape``, ``a.strides`` and ``a.size`` are read from the value the same way
 (``getattr_from_value``; the target context's ``get_getattr`` hands it out for arrays, as
-Numba registers these attributes for ``types.Array`` itself).
+Numba registers these attributes for ``types.Array`` itself), and so is ``len(a)`` (the first
+extent, as Numba's ``array_len``) of an array of one or more dimensions: Numba registers
+``len`` only in ``numba.np.arrayobj``, so a kernel asking for it made a compile import that
+module and its registrations (~20 ms, see ``deferred_impls``).
 
 Registered for ``types.Array``, more specific than Numba's ``types.Buffer`` registrations, so
 these are chosen for arrays.  A compiler-owned kernel-language family: ``typing_registry``
@@ -64,6 +67,13 @@ def has_value_attribute(context, typ, attr):
 
     return (attr in VALUE_ATTRIBUTES and isinstance(typ, types.Array)
             and isinstance(context.data_model_manager[typ], ArrayModel))
+
+
+def has_value_length(context, aryty):
+    """Does ``length_from_value`` implement ``len(aryty)``?"""
+    from numba.core.datamodel.models import ArrayModel
+
+    return aryty.ndim > 0 and isinstance(context.data_model_manager[aryty], ArrayModel)
 
 
 def getattr_from_value(context, builder, typ, value, attr):
@@ -126,6 +136,20 @@ def getitem_element(context, builder, sig, args):
     ptr = element_pointer(context, builder, aryty, ary, idxty, idx)
     align = None if aryty.aligned else 1
     return context.unpack_value(builder, aryty.dtype, ptr, align=align)
+
+
+@lower(len, types.Array)
+def length_from_value(context, builder, sig, args):
+    """``len(a)``: the first extent, an ``intp`` (Numba's ``arrayobj.array_len``)."""
+    (aryty,) = sig.args
+    if not has_value_length(context, aryty):
+        from numba.np import arrayobj
+
+        return arrayobj.array_len(context, builder, sig, args)
+    (ary,) = args
+    model = context.data_model_manager[aryty]
+    shape = builder.extract_value(ary, model.get_field_position("shape"))
+    return builder.extract_value(shape, 0)
 
 
 @lower(operator.setitem, types.Array, types.Integer, types.Any)

@@ -9,6 +9,10 @@ from tests.support import subprocesses
 def cuda():
     from numba import cuda as numba_cuda
 
+    # the CUDA target registered with Numba, as the first cuda.jit / cuda.compile_ptx does, so
+    # that a test may call the compiler's own stages (pipeline.compile_cuda ...) first
+    import numba_cuda.dispatch  # noqa: F401
+
     return numba_cuda
 
 

@@ -75,6 +75,12 @@ def attributes(out, a, b):
     out[0] = a.size + a.shape[0] + a.strides[1] + b.shape[1] + b.size
 
 
+def lengths(out, a, m):
+    out[0] = len(a) + len(m)
+    for i in range(len(m)):
+        out[i + 1] = m[i, 0]
+
+
 def loop_over_shape(out, m):
     for i in range(m.shape[0]):
         for j in range(m.shape[1]):
@@ -97,6 +103,9 @@ CASES = [
     (attributes, void(int64[::1], float32[:, :], float64[::1, :])),
     (attributes, void(int64[::1], complex64[:, :, ::1], int8[:, ::1])),
     (loop_over_shape, void(float32[::1], float32[:, ::1])),
+    (lengths, void(int64[::1], float32[::1], int64[:, ::1])),
+    (lengths, void(float64[::1], ARR(float32, 1, "A", aligned=False), float64[::1, :])),
+    (lengths, void(int64[::1], NESTED[:], int64[:, :])),
     (copy_1d, void(float32[::1], float32[::1])),
     (copy_1d, void(float64[:], float64[:])),
     (copy_1d, void(ARR(float32, 1, "A", aligned=False), ARR(float32, 1, "A", aligned=False))),
@@ -134,6 +143,7 @@ def _compile(cuda, fn, sig, monkeypatch=None, numba_only=False):
     if numba_only:
         monkeypatch.setattr(array_access, "handles", lambda context, aryty, idxty: False)
         monkeypatch.setattr(array_access, "has_value_attribute", lambda context, typ, attr: False)
+        monkeypatch.setattr(array_access, "has_value_length", lambda context, aryty: False)
     ptx, _ = cuda.compile_ptx(fn, sig, cc=CC)
     if numba_only:
         monkeypatch.undo()
@@ -159,6 +169,10 @@ def _element_access(out, a, i, j):
     out[i, j] = a[i, j]
 
 
+def _lengths(out, a):
+    out[0] = len(a) + len(out)
+
+
 def _attribute_reads(out, a):
     out[0] = a.shape[0] + a.strides[1] + a.size
 
@@ -166,6 +180,7 @@ def _attribute_reads(out, a):
 @pytest.mark.parametrize("body,sig,switch", [
     (_element_access, (float32[:, ::1], float32[:, :], int64, int64), "handles"),
     (_attribute_reads, (int64[::1], float32[:, :]), "has_value_attribute"),
+    (_lengths, (int64[::1], float32[:, :]), "has_value_length"),
 ])
 def test_fast_path_emits_less_ir(cuda, monkeypatch, body, sig, switch):
     from numba_cuda.compiler import array_access

@@ -97,7 +97,12 @@ def add_one(a, b):
     if i < a.size:
         a[i] = b[i] + 1
 
+def over_length(a, m):  # len() of arrays: array_access's, not numba.np.arrayobj's
+    for i in range(len(a)):
+        a[i] = m[i, 0] + len(m)
+
 cuda.compile_ptx(add_one, void(float32[::1], float32[::1]), cc=(9, 0))
+cuda.compile_ptx(over_length, void(float32[::1], float32[:, :]), cc=(9, 0))
 _done(loaded=_loaded(),
       cffi=[m for m in ("cffi", "numba.core.typing.cffi_utils") if m in sys.modules])
 """, True)
