@@ -10,8 +10,12 @@ import time
 
 import pytest
 
+# Each script installs Python's SIGINT handler itself: a process that starts with SIGINT ignored
+# (a test run started in the background by a non-interactive shell, ``cmd &``, passes that on)
+# gets no KeyboardInterrupt from Ctrl-C at all.
 SCRIPT = textwrap.dedent('''
-    import sys, threading, time
+    import signal, sys, threading, time
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     import numpy as np
     from numba_cuda.simulator import api as cuda
 
@@ -78,6 +82,7 @@ def test_ctrl_c_stops_an_os_thread_mode_launch_promptly(kernel, nthreads, tmp_pa
 
 COMPILED_SCRIPT = textwrap.dedent('''
     import signal, sys
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     import numpy as np
     from numba_cuda.simulator import api as cuda
 
