@@ -142,6 +142,11 @@ def getitem_element(context, builder, sig, args):
 def length_from_value(context, builder, sig, args):
     """``len(a)``: the first extent, an ``intp`` (Numba's ``arrayobj.array_len``)."""
     (aryty,) = sig.args
+    if aryty.ndim == 0:  # (Numba types it, then fails building the IR: "Can't index at [0] ...")
+        from numba.core.errors import NumbaTypeError
+
+        raise NumbaTypeError("len() of unsized object: a 0-d array has no length (NumPy's "
+                             "error); use a.size or a[()]")
     if not has_value_length(context, aryty):
         from numba.np import arrayobj
 

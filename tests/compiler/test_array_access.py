@@ -222,3 +222,16 @@ def test_bounds_checked_access_uses_numbas_implementation(cuda):
     ptx, _ = cuda.compile_ptx(copy_1d, void(float32[::1], float32[::1]), cc=CC,
                               debug=True, opt=False)
     assert ptx  # compiles; the bounds-check reporting itself is tested in tests/device_errors
+
+
+def test_length_of_a_0d_array_is_a_clear_error(cuda):
+    # Numba types len() of any array and then failed building the IR ("Can't index at [0] in
+    # [0 x i64]", no kernel location)
+    from numba.core.errors import NumbaTypeError
+
+    def length(out, a):
+        out[0] = len(a)
+
+    with pytest.raises(NumbaTypeError, match=r"len\(\) of unsized object") as info:
+        cuda.compile_ptx(length, void(int64[::1], types.Array(int64, 0, "C")), cc=CC)
+    assert "test_array_access.py" in str(info.value)  # the kernel's line
