@@ -636,6 +636,16 @@ class CUDAInterpreter(Interpreter):
     blocks (where any instruction can close the block)."""
 
     def interpret(self, bytecode):
+        # The handler cache (``_dispatch``) holds bound methods of the interpreter: a reference
+        # cycle through it would keep the interpreter -- its blocks, scopes, flow analysis --
+        # for the cyclic collector after the compile.  Dropped once the IR is made, reference
+        # counting frees the interpreter when the pass lets go of it.
+        try:
+            return self._interpret(bytecode)
+        finally:
+            self.__dict__.pop("_handlers", None)
+
+    def _interpret(self, bytecode):
         # Numba's Interpreter.interpret (Python 3.11) with CUDAFlow; any other Python: Numba's
         if (PYVERSION != (3, 11) or config.DUMP_CFG
                 or byteflow._logger.isEnabledFor(logging.DEBUG)
@@ -673,6 +683,7 @@ class CUDAInterpreter(Interpreter):
 
     def _dispatch(self, inst, kws):
         # Numba's _dispatch (Python 3.11+) with the handler looked up once per opcode name
+        # (while ``interpret`` runs: it drops the cache)
         if self.syntax_blocks or self._DEBUG_PRINT:
             return super()._dispatch(inst, kws)
         assert self.current_block is not None

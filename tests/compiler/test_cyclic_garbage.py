@@ -1,0 +1,68 @@
+"""A compile leaves its objects to reference counting, not to the cyclic garbage collector:
+the function's IR, the interpreter that made it and a kernel wrapper template's module are
+freed as soon as nothing uses them, with the collector off (``collection_pause`` pauses it for
+a compile; whatever a compile leaves in reference cycles costs the collection after it).
+
+Sources of such cycles that are avoided: the interpreter's cache of its own bound methods
+(``front_end.CUDAInterpreter``), Numba's ``resolve_func_from_module`` (a recursive closure
+holding the IR, called by ``FindLiterallyCalls`` and ``InlineInlinables`` for every call of a
+getattr chain: ``pass_manager.resolve_module_attribute`` answers in its place), the printed
+llvmlite module of a kernel wrapper template, and the ``TypingError`` (with its traceback) of
+typing ``cuda.grid(1)`` with a non-literal ``ndim`` first."""
+
+import gc
+import weakref
+
+import numba
+import pytest
+from numba.core import bytecode
+
+CC = (9, 0)
+
+
+@pytest.fixture
+def collector_off():
+    enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _translated(fn):
+    from numba_cuda.compiler.front_end import CUDAInterpreter
+
+    func_id = bytecode.FunctionIdentity.from_function(fn)
+    interp = CUDAInterpreter(func_id)
+    return interp, interp.interpret(bytecode.ByteCode(func_id))
+
+
+def grid_kernel(a, b):
+    i = numba.cuda.grid(1)
+    if i < a.size:
+        a[i] = b[i] * 2
+
+
+def test_interpreter_is_freed_by_reference_counting(cuda, collector_off):
+    interp, func_ir = _translated(grid_kernel)
+    watched = [weakref.ref(interp), weakref.ref(func_ir)]
+    del interp, func_ir
+    assert [ref() for ref in watched] == [None, None]
+
+
+def test_interpreter_dispatch_cache_is_dropped_when_interpretation_fails(cuda, collector_off):
+    from numba_cuda.compiler.front_end import CUDAInterpreter
+
+    class Failing(CUDAInterpreter):
+        def op_RETURN_VALUE(self, inst, *args, **kwargs):
+            assert self.__dict__.get("_handlers")  # (the cache is in use)
+            raise RuntimeError("refused")
+
+    func_id = bytecode.FunctionIdentity.from_function(grid_kernel)
+    interp = Failing(func_id)
+    with pytest.raises(RuntimeError, match="refused"):
+        interp.interpret(bytecode.ByteCode(func_id))
+    assert "_handlers" not in interp.__dict__
