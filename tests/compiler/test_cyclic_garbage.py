@@ -15,6 +15,7 @@ import weakref
 
 import numba
 import pytest
+from numba import types
 from numba.core import bytecode
 
 CC = (9, 0)
@@ -66,3 +67,24 @@ def test_interpreter_dispatch_cache_is_dropped_when_interpretation_fails(cuda, c
     with pytest.raises(RuntimeError, match="refused"):
         interp.interpret(bytecode.ByteCode(func_id))
     assert "_handlers" not in interp.__dict__
+
+
+def test_wrapper_template_module_is_freed_by_reference_counting(cuda, monkeypatch, collector_off):
+    from numba_cuda.compiler import target_context
+    from numba_cuda.compiler.target import cuda_target
+
+    context = cuda_target.target_context
+    modules = []
+    original = target_context.CUDATargetContext.build_kernel_wrapper
+
+    def spy(self, *args, **kwargs):
+        module, ll_args = original(self, *args, **kwargs)
+        modules.append(weakref.ref(module))
+        return module, ll_args
+
+    monkeypatch.setattr(target_context.CUDATargetContext, "build_kernel_wrapper", spy)
+    argtypes = (types.int16, types.Tuple((types.float32, types.complex64)), types.uint8[:, ::1])
+    context._wrapper_templates.pop((argtypes, types.none, 37, True, None), None)
+    template = context.kernel_wrapper_template(argtypes, types.none, 37, True)
+    assert len(modules) == 1 and modules[0]() is None
+    assert template.render("k", "f").startswith('; ModuleID = "k.kernel"')
