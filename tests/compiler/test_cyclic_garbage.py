@@ -15,8 +15,8 @@ import weakref
 
 import numba
 import pytest
-from numba import types
-from numba.core import bytecode
+from numba import int64, types, void
+from numba.core import bytecode, errors
 
 CC = (9, 0)
 
@@ -88,3 +88,25 @@ def test_wrapper_template_module_is_freed_by_reference_counting(cuda, monkeypatc
     template = context.kernel_wrapper_template(argtypes, types.none, 37, True)
     assert len(modules) == 1 and modules[0]() is None
     assert template.render("k", "f").startswith('; ModuleID = "k.kernel"')
+
+
+def test_typing_grid_leaves_no_cyclic_garbage(cuda, collector_off):
+    from numba_cuda.compiler.target import cuda_target
+    from numba_cuda.lang import indexing
+
+    typingctx = cuda_target.typing_context
+    for template in (indexing.GridTemplate, indexing.GridsizeTemplate):
+        fnty = types.Function(template)
+        for ndim in (1, 2, 3):
+            gc.collect()
+            sig = fnty.get_call_type(typingctx, (types.IntegerLiteral(ndim),), {})
+            assert sig.args == (types.IntegerLiteral(ndim),)
+            assert gc.collect() == 0
+
+
+def test_grid_with_a_variable_ndim_is_still_refused(cuda):
+    def kernel(a, n):
+        a[cuda.grid(n)] = 1
+
+    with pytest.raises(errors.TypingError, match="needs ndim to be the constant 1, 2 or 3"):
+        cuda.compile_ptx(kernel, void(int64[::1], int64), cc=CC)
