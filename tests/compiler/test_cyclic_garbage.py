@@ -15,8 +15,10 @@ import weakref
 
 import numba
 import pytest
-from numba import int64, types, void
-from numba.core import bytecode, errors
+from numba import int64, literally, types, void
+from numba.core import bytecode, errors, ir, ir_utils
+
+from tests.compiler.corpus_compiler import CORPUS
 
 CC = (9, 0)
 
@@ -67,6 +69,112 @@ def test_interpreter_dispatch_cache_is_dropped_when_interpretation_fails(cuda, c
     with pytest.raises(RuntimeError, match="refused"):
         interp.interpret(bytecode.ByteCode(func_id))
     assert "_handlers" not in interp.__dict__
+
+
+@pytest.mark.parametrize("entry", CORPUS, ids=[entry[0] for entry in CORPUS])
+def test_compile_leaves_the_function_ir_to_reference_counting(cuda, monkeypatch, entry):
+    from numba_cuda.compiler import front_end
+
+    name, fn, sig, device = entry
+    cuda.compile_ptx(fn, sig, device=device, cc=CC)  # (first-use caches filled)
+    refs = []
+    original = front_end.TranslateBytecodeQuickly.run_pass
+
+    def spy(self, state):
+        changed = original(self, state)
+        refs.append(weakref.ref(state.func_ir))
+        return changed
+
+    monkeypatch.setattr(front_end.TranslateBytecodeQuickly, "run_pass", spy)
+    enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        cuda.compile_ptx(fn, sig, device=device, cc=CC)
+        assert refs and all(ref() is None for ref in refs)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _getattr_definitions():
+    """(func_ir, getattr expression) of every getattr chain in the corpus' functions."""
+    from numba.core.compiler import run_frontend
+
+    out = []
+    for entry in CORPUS:
+        func_ir = run_frontend(entry[1])
+        for block in func_ir.blocks.values():
+            for expr in block.find_exprs(op="getattr"):
+                out.append((func_ir, expr))
+    return out
+
+
+def test_module_attributes_resolve_as_numbas(cuda):
+    from numba_cuda.compiler.pass_manager import resolve_module_attribute
+
+    pairs = _getattr_definitions()
+    assert len(pairs) > 50
+    resolved = 0
+
+    def outcome(resolve, func_ir, expr):
+        try:
+            return ir_utils.guard(resolve, func_ir, expr)
+        except Exception as exc:  # noqa: BLE001 - a stub refusing the attribute (threadIdx.x)
+            return (type(exc), str(exc))
+
+    for func_ir, expr in pairs:
+        ours = outcome(resolve_module_attribute, func_ir, expr)
+        numbas = outcome(ir_utils.resolve_func_from_module, func_ir, expr)
+        assert ours is numbas or (type(ours) is tuple and ours == numbas)
+        resolved += ours is not None and type(ours) is not tuple
+    assert resolved > 20
+    # not a getattr chain, or one not starting at a module
+    some_ir = pairs[0][0]
+    assert resolve_module_attribute(some_ir, ir.Const(1, loc=some_ir.loc)) is None
+    assert resolve_module_attribute(some_ir, None) is None
+
+
+def test_resolving_a_module_attribute_leaves_no_cycle(cuda, collector_off):
+    from numba.core.compiler import run_frontend
+
+    from numba_cuda.compiler.pass_manager import resolve_module_attribute
+
+    func_ir = run_frontend(grid_kernel)
+    gc.collect()
+    exprs = [expr for block in func_ir.blocks.values() for expr in block.find_exprs(op="getattr")]
+    found = [resolve_module_attribute(func_ir, expr) for expr in exprs]
+    assert numba.cuda.grid in found
+    watched = weakref.ref(func_ir)
+    del func_ir, exprs
+    assert watched() is None
+
+
+def literally_by_name(a, n):
+    a[0] = literally(n)
+
+
+def literally_through_module(a, n):
+    a[0] = numba.literally(n)
+
+
+@pytest.mark.parametrize("fn", [literally_by_name, literally_through_module])
+def test_literally_calls_are_still_found(cuda, fn):
+    from numba.core.compiler import run_frontend
+
+    from numba_cuda.compiler.front_end import calls_literally
+
+    assert calls_literally(run_frontend(fn))
+    assert not calls_literally(run_frontend(grid_kernel))
+    with pytest.raises(errors.ForceLiteralArg) as info:
+        cuda.compile_ptx(fn, void(int64[::1], int64), cc=CC)
+    assert "find_literally" in str(info.value)
+
+
+def test_a_literally_call_compiles_through_the_dispatcher(cuda):
+    kernel = cuda.jit(literally_through_module)
+    kernel.compile((types.int64[::1], types.IntegerLiteral(3)))
+    assert any("3" in str(sig) for sig in kernel.overloads)
 
 
 def test_wrapper_template_module_is_freed_by_reference_counting(cuda, monkeypatch, collector_off):
