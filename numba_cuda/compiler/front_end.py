@@ -34,9 +34,12 @@ pass; ``tests/compiler/test_front_end.py`` checks that the IR reaching lowering 
   ``ir.Expr.infer_constant``, which always raises an error whose message (the expression and
   its source lines) Numba then drops (``ConstantInference``, given to the translated IR).
 
-* **Passes with nothing to do.**  ``WithLifting`` without an ``ir.EnterWith``, and
+* **Passes with nothing to do.**  ``WithLifting`` without an ``ir.EnterWith``,
   ``InlineOverloads`` while no overload template that can inline has typed a use
-  (``overloads_to_inline``), change nothing: they are not run.
+  (``overloads_to_inline``), and ``FindLiterallyCalls`` without a call of ``numba.literally``
+  change nothing: they are not run.  (``FindLiterallyCalls`` also left the function's IR in a
+  reference cycle after every call of a module attribute: see
+  ``pass_manager.resolve_module_attribute``.)
 """
 
 import logging
@@ -51,12 +54,13 @@ from numba.core.interpreter import (
 )
 from numba.core.typed_passes import InlineOverloads, IRLegalization
 from numba.core.untyped_passes import (
-    GenericRewrites, IRProcessing, ReconstructSSA, TranslateByteCode, WithLifting,
+    FindLiterallyCalls, GenericRewrites, IRProcessing, ReconstructSSA, TranslateByteCode,
+    WithLifting,
 )
 from numba.core.utils import PYVERSION
-from numba.misc.special import literal_unroll
+from numba.misc.special import literal_unroll, literally
 
-from .pass_manager import InlineOverloadsLazily, register_replacement
+from .pass_manager import InlineOverloadsLazily, register_replacement, resolve_module_attribute
 
 
 # ---- post-processing without the lifetimes ----------------------------------------------------
@@ -513,6 +517,38 @@ class InlineOverloadsWhenNeeded(InlineOverloadsLazily):
         return super().run_pass(state)
 
 
+def calls_literally(func_ir):
+    """Does ``func_ir`` call ``numba.literally``, as Numba's ``find_literally_calls`` finds such
+    calls (a global or free variable, or a getattr chain from a module global, naming it)?"""
+    from numba.core.ir_utils import get_definition, guard
+
+    for block in func_ir.blocks.values():
+        for call in block.find_exprs(op="call"):
+            callee = guard(get_definition, func_ir, call.func)
+            if isinstance(callee, (ir.Global, ir.FreeVar)):
+                fn = callee.value
+            else:
+                fn = guard(resolve_module_attribute, func_ir, callee)
+            if fn is literally:
+                return True
+    return False
+
+
+@_register
+class FindLiterallyCallsWhenNeeded(FindLiterallyCalls):
+    """Numba's ``FindLiterallyCalls``, which acts only on calls of ``numba.literally``, run only
+    when there is one (``calls_literally``).  Numba's pass resolves every call of a getattr
+    chain (``cuda.grid(1)``) with ``resolve_func_from_module``, leaving the function's IR in a
+    reference cycle for the cyclic collector after each (see ``resolve_module_attribute``)."""
+
+    _name = FindLiterallyCalls._name
+
+    def run_pass(self, state):
+        if calls_literally(state.func_ir):
+            return super().run_pass(state)
+        return False
+
+
 # ---- bytecode translation ---------------------------------------------------------------------
 _WITH_EXIT_PREFIX = "$setup_with_exitfn"
 
@@ -636,6 +672,16 @@ class CUDAInterpreter(Interpreter):
     blocks (where any instruction can close the block)."""
 
     def interpret(self, bytecode):
+        # The handler cache (``_dispatch``) holds bound methods of the interpreter: a reference
+        # cycle through it would keep the interpreter -- its blocks, scopes, flow analysis --
+        # for the cyclic collector after the compile.  Dropped once the IR is made, reference
+        # counting frees the interpreter when the pass lets go of it.
+        try:
+            return self._interpret(bytecode)
+        finally:
+            self.__dict__.pop("_handlers", None)
+
+    def _interpret(self, bytecode):
         # Numba's Interpreter.interpret (Python 3.11) with CUDAFlow; any other Python: Numba's
         if (PYVERSION != (3, 11) or config.DUMP_CFG
                 or byteflow._logger.isEnabledFor(logging.DEBUG)
@@ -673,6 +719,7 @@ class CUDAInterpreter(Interpreter):
 
     def _dispatch(self, inst, kws):
         # Numba's _dispatch (Python 3.11+) with the handler looked up once per opcode name
+        # (while ``interpret`` runs: it drops the cache)
         if self.syntax_blocks or self._DEBUG_PRINT:
             return super()._dispatch(inst, kws)
         assert self.current_block is not None
@@ -778,6 +825,7 @@ REPLACEMENTS = {
     IRLegalization: LegalizeIR,
     WithLifting: WithLiftingWhenNeeded,
     InlineOverloads: InlineOverloadsWhenNeeded,
+    FindLiterallyCalls: FindLiterallyCallsWhenNeeded,
 }
 
 __all__ = ["REPLACEMENTS", "CUDAInterpreter", "light_post_process"]

@@ -21,6 +21,7 @@ emission) before anything reads what it computes (see the class).
 
 import functools
 import time
+from types import ModuleType
 
 from numba.core import errors, event, ir, types
 from numba.core.compiler_lock import global_compiler_lock
@@ -316,7 +317,36 @@ def _with_deferred_modules(state, needed):
 # string modules ...: ~40 ms of a first compile) to build an ``InlineWorker`` for every function,
 # used only to inline a call.  These run Numba's passes with a ``deferred_impls.LazyInlineWorker``
 # in its place (which installs the deferred modules when first used); the rest of each
-# ``run_pass`` is Numba's, unchanged.
+# ``run_pass`` is Numba's, unchanged.  ``InlineInlinablesLazily`` also answers the calls Numba's
+# ``_do_work`` would not inline without ``resolve_func_from_module`` (see
+# ``resolve_module_attribute``).
+
+def resolve_module_attribute(func_ir, node):
+    """What Numba's ``ir_utils.resolve_func_from_module(func_ir, node)`` answers: the object
+    that ``node``, a chain of ``getattr`` expressions starting at a module global
+    (``cuda.grid``, ``math.sin``, ``a.b.c``), names, or None (not such a chain, a variable with
+    more than one definition on the way, or a falsy attribute).  Numba walks the chain with a
+    recursive inner function, which refers to itself through its closure: every call leaves
+    that reference cycle holding ``func_ir`` -- the whole function's IR -- for the cyclic
+    garbage collector.  This walks it in a loop, asking the same definitions and attributes in
+    the same order."""
+    names = []
+    value = node
+    while getattr(value, "op", False) == "getattr":
+        names.append(value.attr)
+        try:
+            value = func_ir.get_definition(value.value)
+        except KeyError:  # more than one definition (or none)
+            return None
+    if not (isinstance(value, (ir.Global, ir.FreeVar)) and isinstance(value.value, ModuleType)):
+        return None
+    found = value.value
+    for name in reversed(names):
+        found = getattr(found, name, False)
+        if not found:
+            return None
+    return found
+
 
 @register_pass(mutates_CFG=True, analysis_only=False)
 class InlineInlinablesLazily(InlineInlinables):
@@ -353,6 +383,25 @@ class InlineInlinablesLazily(InlineInlinables):
             postproc.PostProcessor(state.func_ir).run()
             state.func_ir.blocks = simplify_CFG(state.func_ir.blocks)
         return True
+
+    def _do_work(self, state, work_list, block, i, expr, inline_worker):
+        # Numba's ``_do_work`` resolves a call of a getattr chain (``cuda.grid(1)``) with
+        # ``resolve_func_from_module`` (a reference cycle holding the IR after each call: see
+        # ``resolve_module_attribute``), then inlines it only if it names a dispatcher whose
+        # ``targetoptions`` hold ``inline``.  The calls it would not inline are answered here
+        # (False: nothing done) after the same look-ups; the others are Numba's.
+        try:
+            to_inline = state.func_ir.get_definition(expr.func)
+        except Exception:  # noqa: BLE001 - Numba's answers it (False)
+            to_inline = None
+        if getattr(to_inline, "op", False) == "getattr":
+            val = resolve_module_attribute(state.func_ir, to_inline)
+            if not val:
+                return False
+            options = getattr(val, "targetoptions", False)
+            if not options or options.get("inline", None) is None:
+                return False
+        return super()._do_work(state, work_list, block, i, expr, inline_worker)
 
 
 @register_pass(mutates_CFG=True, analysis_only=False)

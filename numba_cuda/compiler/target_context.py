@@ -552,7 +552,7 @@ class CUDATargetContext(BaseContext):
     def kernel_wrapper_template(self, argtypes, restype, max_registers=None, report_errors=False,
                                 launch_bounds=None):
         """The ``kernel_wrapper.WrapperTemplate`` of kernels with these properties (cached)."""
-        from . import kernel_wrapper
+        from . import codelibrary, ir_printer, kernel_wrapper
 
         key = (tuple(argtypes), restype, max_registers or None, bool(report_errors),
                launch_bounds or None)
@@ -563,8 +563,11 @@ class CUDATargetContext(BaseContext):
                 argtypes, restype, kernel_wrapper.ENTRY, kernel_wrapper.CALLEE, max_registers,
                 report_errors, launch_bounds=launch_bounds)
             nvvmir.add_ir_version(module)
-            template = kernel_wrapper.WrapperTemplate(nvvmir.downgrade_for_llvm7(str(module)),
-                                                      ll_args)
+            text = ir_printer.module_text(module)
+            # the module is printed: emptied, its reference cycles (globals, blocks, metadata
+            # pointing back at what holds them) no longer leave it to the cyclic collector
+            codelibrary.release_module(module)
+            template = kernel_wrapper.WrapperTemplate(nvvmir.downgrade_for_llvm7(text), ll_args)
             if len(cache) >= self.WRAPPER_TEMPLATES_MAX:
                 cache.pop(next(iter(cache)))
             cache[key] = template

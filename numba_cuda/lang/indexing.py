@@ -135,8 +135,12 @@ def _result_type(ndim):
     return types.int64 if ndim == 1 else types.UniTuple(types.int64, ndim)
 
 
+# prefer_literal: ndim is typed as its literal first, the attempt that succeeds.  (Numba tries
+# the non-literal int first otherwise: its TypingError, kept with its traceback among the call's
+# failures, holds the typing frames -- and the function's IR -- in a reference cycle.)
 class GridTemplate(templates.AbstractTemplate):
     key = stubs.grid
+    prefer_literal = True
 
     def generic(self, args, kws):
         ndim = _ndim_of("grid", args, kws)
@@ -145,6 +149,7 @@ class GridTemplate(templates.AbstractTemplate):
 
 class GridsizeTemplate(templates.AbstractTemplate):
     key = stubs.gridsize
+    prefer_literal = True
 
     def generic(self, args, kws):
         ndim = _ndim_of("gridsize", args, kws)
