@@ -22,7 +22,7 @@ from numba.core.target_extension import current_target, target_override
 from numba.core.typing.typeof import typeof_impl
 
 from ..lang.stubs import Stub
-from .numba_registry import TARGET_NAME
+from .numba_registry import TARGET_NAME, registered_dispatcher_class
 
 #: Family modules the compiler always installs (its own), before ``lang.FAMILY_MODULES``.
 COMPILER_FAMILIES = ("numba_cuda.lang.indexing", "numba_cuda.compiler.external",
@@ -154,7 +154,24 @@ class CUDATypingContext(typing.BaseContext):
         self._module_attribute_templates = {}
         super().__init__()
 
+    def _outside_a_cuda_compile(self):
+        """Asked outside a compile (no compile on this context's call stack) while the thread's
+        current target is not CUDA: Numba then decides by that target (the CPU) what a compile
+        would decide by the compile's, the CUDA target.  (Not before the dispatch layer has
+        registered the CUDA target's dispatcher with Numba, which the CUDA target needs to
+        initialise templates; no compile can run before then either.)"""
+        return (not self.callstack._stack and current_target() != TARGET_NAME
+                and registered_dispatcher_class() is not None)
+
     def refresh(self):
+        if self._outside_a_cuda_compile():
+            # Numba installs a template registered for one target only (``@overload_attribute(
+            # ..., target="cuda")`` ...) when the context's target is that target, which outside
+            # a compile is the thread's current one, the CPU; the registry's loader never offers
+            # a skipped template again, so every later compile lacked it.  Installed as a
+            # compile installs them.
+            with target_override(TARGET_NAME):
+                return self.refresh()
         # Numba refreshes the contexts for every compile and every overload/intrinsic template
         # it initialises (hundreds of times per kernel); skip the refresh when no registry
         # gained an entry since the last one.
@@ -229,7 +246,7 @@ class CUDATypingContext(typing.BaseContext):
     _replaced_functions = {}
 
     def resolve_function_type(self, func, args, kws):
-        if not self.callstack._stack and current_target() != TARGET_NAME:
+        if self._outside_a_cuda_compile():
             # Asked outside a compile (a library typing ahead of compiling, Numba's own tests):
             # Numba orders a function's templates by the target of the compile in progress,
             # else by the thread's current target, the CPU, which puts the generic templates
@@ -382,6 +399,9 @@ class CUDATypingContext(typing.BaseContext):
         return super().resolve_setattr(target, attr, value)
 
     def resolve_getattr(self, typ, attr):
+        if self._outside_a_cuda_compile():  # as resolve_function_type (a CUDA-only attribute
+            with target_override(TARGET_NAME):  # template answers nothing for the CPU)
+                return self.resolve_getattr(typ, attr)
         self._settle_deferred_attribute(typ, attr)
         # A module attribute no template types is a constant, typed from the module's current
         # value (which the program may change between compiles): only the template search is

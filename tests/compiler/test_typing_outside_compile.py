@@ -15,7 +15,7 @@ BINARY = (operator.add, operator.iadd, operator.sub, operator.isub, operator.mul
 
 
 @pytest.fixture
-def typingctx():
+def typingctx(cuda):  # (the CUDA target registered with Numba, as any public entry point does)
     from numba_cuda.compiler.target import cuda_target
 
     ctx = cuda_target.typing_context
@@ -64,3 +64,64 @@ def test_answer_outside_a_compile_is_the_compiles(typingctx, cuda):
         mp.undo()
     assert seen and all(sig == outside for sig in seen)
     assert "add.f16" in ptx
+
+
+# ---- CUDA-only extensions and a refresh outside a compile ----------------------------------
+# Numba installs a template registered for one target only when the context's target is that
+# target -- outside a compile, the thread's current target (the CPU) -- and the registry's loader
+# never offers a skipped template again: every later kernel using it failed to type.
+
+def _attribute_kernel():
+    from numba.extending import overload_attribute
+
+    @overload_attribute(types.Array, "cuda_only_attribute_t", target="cuda")
+    def _attr(a):
+        return lambda a: a.size * 3
+
+    def kernel(out, a):
+        out[0] = a.cuda_only_attribute_t
+
+    return kernel
+
+
+def _method_kernel():
+    from numba.extending import overload_method
+
+    @overload_method(types.Array, "cuda_only_method_t", target="cuda")
+    def _method(a, k):
+        return lambda a, k: a.size * k
+
+    def kernel(out, a):
+        out[0] = a.cuda_only_method_t(3)
+
+    return kernel
+
+
+def cuda_only_function_t(a):
+    raise NotImplementedError
+
+
+def _function_kernel():
+    from numba.extending import overload
+
+    @overload(cuda_only_function_t, target="cuda")
+    def _function(a):
+        return lambda a: a.size * 3
+
+    def kernel(out, a):
+        out[0] = cuda_only_function_t(a)
+
+    return kernel
+
+
+@pytest.mark.parametrize("make", [_attribute_kernel, _method_kernel, _function_kernel],
+                         ids=["attribute", "method", "function"])
+def test_cuda_only_extension_survives_a_refresh_outside_a_compile(typingctx, cuda, make):
+    kernel = make()
+    assert current_target() == "cpu"
+    typingctx.refresh()  # outside a compile, on a thread whose target is the CPU
+    assert current_target() == "cpu"
+    if make is _attribute_kernel:  # and answered outside a compile as in one
+        assert typingctx.resolve_getattr(types.float32[::1], "cuda_only_attribute_t") == types.intp
+    ptx, _ = cuda.compile_ptx(kernel, (types.int64[::1], types.float32[::1]), cc=(8, 0))
+    assert ".visible .entry" in ptx
