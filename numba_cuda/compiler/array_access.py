@@ -23,7 +23,10 @@ arrays, 0-d arrays, bounds checking (``debug=True``, ``boundscheck=True``,
 Numba registers these attributes for ``types.Array`` itself), and so is ``len(a)`` (the first
 extent, as Numba's ``array_len``) of an array of one or more dimensions: Numba registers
 ``len`` only in ``numba.np.arrayobj``, so a kernel asking for it made a compile import that
-module and its registrations (~20 ms, see ``deferred_impls``).
+module and its registrations (~20 ms, see ``deferred_impls``).  Only for arrays assembled from
+the function's arguments (``is_argument_value``): any other array -- a view, above all -- is
+read as Numba reads it (``_Slot``: through a stack slot, extents with range metadata), as
+libNVVM turns the facts that metadata states about a computed extent into different code.
 
 Registered for ``types.Array``, more specific than Numba's ``types.Buffer`` registrations, so
 these are chosen for arrays.  A compiler-owned kernel-language family: ``typing_registry``
@@ -32,8 +35,12 @@ these are chosen for arrays.  A compiler-owned kernel-language family: ``typing_
 
 import operator
 
+from llvmlite import ir as llvm_ir
 from numba.core import cgutils, imputils, types
 from numba.core.typing import templates
+
+_InsertValue, _Argument, _Constant, _Undefined = (
+    llvm_ir.InsertValue, llvm_ir.Argument, llvm_ir.Constant, llvm_ir.Undefined)
 
 typing_registry = templates.Registry()
 lowering_registry = imputils.Registry("numba_cuda.array_access")
@@ -77,9 +84,79 @@ def has_value_length(context, aryty):
 
 
 def getattr_from_value(context, builder, typ, value, attr):
-    """``a.shape``/``a.strides``/``a.size`` of the array structure value ``value``."""
+    """``a.shape``/``a.strides``/``a.size`` of the array structure value ``value``: read from
+    the value when it is assembled from the function's arguments, else as Numba reads it
+    (``_Slot``)."""
+    if not is_argument_value(value):
+        slot = _Slot(context, builder, typ, value)
+        return slot.shape() if attr == "shape" else slot.load(VALUE_ATTRIBUTES[attr])
     model = context.data_model_manager[typ]
     return builder.extract_value(value, model.get_field_position(VALUE_ATTRIBUTES[attr]))
+
+
+def is_argument_value(value):
+    """Is ``value`` a structure assembled from the function's arguments (``insertvalue`` of
+    arguments, or of such structures, into ``undef``: Numba's argument unpacking)?  Such an
+    array's extents are the arguments themselves, and reading them from the value gives the
+    code Numba's reads give (the tests); anything else -- a view, an array from a record, a
+    variable assigned more than once -- is read as Numba reads it."""
+    while isinstance(value, _InsertValue):
+        field = value.value
+        if not (isinstance(field, _Argument) or is_argument_value(field)):
+            return False
+        value = value.aggregate
+    return isinstance(value, _Constant) and value.constant is _Undefined
+
+
+class _Slot:
+    """An array structure in a stack slot, read and written field by field: how Numba's
+    ``arrayobj.make_array`` holds an array (a struct proxy whose extents are loaded with range
+    metadata saying they are not negative).  libNVVM's optimiser uses those facts where an
+    extent is computed (a view's, a slice's length), and what it makes of them depends on how
+    the structure goes through memory: read from the value instead, such code comes out
+    different (``tests/compiler/test_array_access.py``).  So ``a.shape``, ``len(a)`` ... of
+    such arrays are read exactly as Numba reads them; the slot is gone after optimisation."""
+
+    __slots__ = ("builder", "model", "ndim", "ptr")
+
+    def __init__(self, context, builder, aryty, value=None):
+        self.builder = builder
+        self.model = context.data_model_manager[aryty]
+        self.ndim = aryty.ndim
+        self.ptr = cgutils.alloca_once(builder, self.model.get_value_type(), zfill=True)
+        if value is not None:
+            builder.store(value, self.ptr)
+
+    def field_ptr(self, name):
+        return cgutils.gep_inbounds(self.builder, self.ptr, 0, self.model.get_field_position(name))
+
+    def load(self, name):
+        return self.builder.load(self.field_ptr(name))
+
+    def store(self, name, value):
+        self.builder.store(value, self.field_ptr(name))
+
+    def value(self):
+        return self.builder.load(self.ptr)
+
+    def shape(self):
+        """The extents, an LLVM array, each loaded with ``!range [0, 2**(bits-1) - 1)``."""
+        builder = self.builder
+        shape_ptr = self.field_ptr("shape")
+        extents = []
+        for axis in range(self.ndim):
+            extent = builder.load(cgutils.gep_inbounds(builder, shape_ptr, 0, axis))
+            bounds = [llvm_ir.Constant(extent.type, 0),
+                      llvm_ir.Constant(extent.type, (1 << (extent.type.width - 1)) - 1)]
+            extent.set_metadata("range", builder.module.add_metadata(bounds))
+            extents.append(extent)
+        return cgutils.pack_array(builder, extents)
+
+    def extents(self):
+        return cgutils.unpack_tuple(self.builder, self.shape(), self.ndim)
+
+    def strides(self):
+        return cgutils.unpack_tuple(self.builder, self.load("strides"), self.ndim)
 
 
 def _fields(context, builder, aryty, ary):
@@ -152,8 +229,11 @@ def length_from_value(context, builder, sig, args):
 
         return arrayobj.array_len(context, builder, sig, args)
     (ary,) = args
-    model = context.data_model_manager[aryty]
-    shape = builder.extract_value(ary, model.get_field_position("shape"))
+    if is_argument_value(ary):
+        model = context.data_model_manager[aryty]
+        shape = builder.extract_value(ary, model.get_field_position("shape"))
+    else:
+        shape = _Slot(context, builder, aryty, ary).shape()
     return builder.extract_value(shape, 0)
 
 

@@ -87,6 +87,14 @@ def loop_over_shape(out, m):
             out[i * m.shape[1] + j] = m[i, j]
 
 
+def attributes_of_views(out, m, n):
+    # extents computed (slice lengths): read as Numba reads them, else libNVVM makes other code
+    v = m[:]
+    out[0] = v[v.shape[0] - 1, 0] + len(m[n:]) + m[1:, ::2].size + v.strides[1]
+    w = m[::-1, 1:3]
+    out[1] = w[w.shape[0] - 1, w.shape[1] - 1]
+
+
 NESTED = from_dtype(np.dtype([("n", np.int32), ("v", np.float32, (2, 3))], align=True))
 
 
@@ -126,6 +134,8 @@ CASES = [
     (row_of_matrix, void(float32[::1], float32[:, ::1], int64)),
     (slice_then_index, void(int64[::1], int64[::1])),
     (store_row, void(float32[:, ::1], float32)),
+    (attributes_of_views, void(float32[::1], float32[:, :], int64)),
+    (attributes_of_views, void(float32[::1], float32[:, ::1], int64)),
 ]
 
 
