@@ -3,14 +3,14 @@
 The CUDA target installs Numba's builtin registries, which ``numba.np.arrayobj`` (with what it
 imports: ``numba.cpython.unicode``, ``charseq``, ``hashing`` ...), ``numba.np.unsafe.ndarray``
 and ``numba.core.inline_closurecall`` fill when imported: ~40 ms of every process's first
-compile, and most kernels need none of it (element access and ``shape``/``size``/``strides``
-are ``array_access``'s own lowering; the inlining passes import ``inline_closurecall`` only to
-build a worker they use when something is inlined).  Imported eagerly, they are imported
-when the target context is first refreshed, the *eager point*: their registrations then precede
-every later one.  Here the import waits until something could see them, and then their
-registrations are installed *where the eager import would have put them* (after what the
-contexts held at the eager point, before anything installed since), so that every lookup gives
-what it gives with the eager import:
+compile, and most kernels need none of it (element access, ``shape``/``size``/``strides``,
+``len``, basic slicing and iteration are ``array_access``'s own lowering; the inlining passes
+import ``inline_closurecall`` only to build a worker they use when something is inlined).
+Imported eagerly, they are imported when the target context is first refreshed, the *eager
+point*: their registrations then precede every later one.  Here the import waits until
+something could see them, and then their registrations are installed *where the eager import
+would have put them* (after what the contexts held at the eager point, before anything
+installed since), so that every lookup gives what it gives with the eager import:
 
 * lowering (``get_function``, ``get_getattr``, ``get_setattr``, ``cast``, constants): a
   deferred implementation that matches the looked-up signature and is not strictly more generic

@@ -281,6 +281,13 @@ class CUDATargetContext(BaseContext):
 
         sig = sig.as_function()
         key = fn.get_impl_key(sig) if isinstance(fn, types.Callable) else fn
+        if type(key) is str and key == "iternext" and isinstance(sig.args[0], types.ArrayIterator):
+            from . import array_access
+
+            if array_access.handles_iteration(self, sig.args[0].array_type):
+                # Numba registers the same signature (``numba.np.arrayobj``): handed out here,
+                # as ``get_getattr`` hands out array attributes
+                return BoundImplementation(array_access.iternext_array, self, sig)
         deferral = self._deferral
         if deferral is not None and deferral.pending:
             self._settle_deferred("functions", self._defns, key, sig.args)

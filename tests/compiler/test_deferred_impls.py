@@ -90,7 +90,7 @@ print(json.dumps({
 
 def test_first_compile_imports_none_of_them(run_python):
     out = _run(run_python, """
-from numba import cuda, float32, void
+from numba import cuda, float32, float64, int64, void
 
 def add_one(a, b):
     i = cuda.grid(1)
@@ -101,8 +101,27 @@ def over_length(a, m):  # len() of arrays: array_access's, not numba.np.arrayobj
     for i in range(len(a)):
         a[i] = m[i, 0] + len(m)
 
+def views(dst, src, m, i, step):  # basic slicing: array_access's views
+    s = src[1:-1:2]
+    d = dst[:s.size]
+    d[0] = s[i] + m[i][0] + m[:, i][0] + m[i, 1:][0] + src[::step][0] + m[1:, ::-1][0, 0]
+    d[1:][0] = len(m[i])
+
+def iteration(out, a, m):  # iterating over arrays: array_access's iterators
+    s = 0.0
+    for v in a:
+        s += v
+    for k, v in enumerate(a):
+        s += k * v
+    for row in m:
+        for v in row:
+            s += v
+    out[0] = s
+
 cuda.compile_ptx(add_one, void(float32[::1], float32[::1]), cc=(9, 0))
 cuda.compile_ptx(over_length, void(float32[::1], float32[:, :]), cc=(9, 0))
+cuda.compile_ptx(views, void(float32[::1], float32[:], float32[:, ::1], int64, int64), cc=(9, 0))
+cuda.compile_ptx(iteration, void(float64[::1], float32[::1], float64[:, :]), cc=(9, 0))
 _done(loaded=_loaded(),
       cffi=[m for m in ("cffi", "numba.core.typing.cffi_utils") if m in sys.modules])
 """, True)
