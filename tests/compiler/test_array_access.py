@@ -16,6 +16,7 @@ from numba.core import types
 
 float16 = types.float16
 
+from tests.compiler.corpus_compiler import array_iteration  # for x in a, enumerate(a)
 from tests.support.ptx_helpers import assemble
 
 CC = (8, 0)
@@ -158,15 +159,6 @@ def record_view(out, recs, i):
     out[1] = r[i].x
 
 
-def iterate_1d(out, a):
-    s = 0.0
-    for v in a:
-        s += v
-    for idx, v in enumerate(a):
-        s += idx * v
-    out[0] = s
-
-
 def iterate_rows(out, m):
     total = 0.0
     for row in m:
@@ -295,9 +287,9 @@ CASES = [
                                  ARR(float32, 2, "A", aligned=False), float32, int64, int64)),
     (record_view, void(float32[::1], RECORD[::1], int64)),
     # iteration
-    (iterate_1d, void(float64[::1], float64[::1])),
-    (iterate_1d, void(float64[::1], float32[:])),
-    (iterate_1d, void(float64[::1], ARR(float64, 1, "A", aligned=False))),
+    (array_iteration, void(float64[::1], float64[::1])),
+    (array_iteration, void(float32[:], float64[::1])),
+    (array_iteration, void(ARR(float64, 1, "A", aligned=False), float64[::1])),
     (iterate_rows, void(float64[::1], float64[:, ::1])),
     (iterate_rows, void(float64[::1], float32[::1, :])),
     (iterate_rows, void(float64[::1], ARR(float64, 2, "A", aligned=False))),
@@ -348,7 +340,7 @@ NRT_CASES = [
     (slice_forms_2d, void(int64[::1], float32[:, ::1], int64, int64, int64)),
     (slice_literal, void(float64[::1], float64[::1])),
     (setitem_through_views, void(float32[::1], float32[:, ::1], float32, int64, int64)),
-    (iterate_1d, void(float64[::1], float32[:])),
+    (array_iteration, void(float32[:], float64[::1])),
     (iterate_rows, void(float64[::1], float64[:, ::1])),
     (iterate_3d, void(float64[::1], float32[:, :, ::1])),
 ]
@@ -369,7 +361,7 @@ def test_same_code_with_nrt(cuda, monkeypatch, fn, sig):
 
 
 @pytest.mark.parametrize("fn,sig", [
-    (iterate_1d, void(float64[::1], float32[:])),
+    (array_iteration, void(float32[:], float64[::1])),
     (iterate_rows, void(float64[::1], float64[:, ::1])),
     (iterate_3d, void(float64[::1], int32[:, :, :])),
     (iterate_records, void(float64[::1], RECORD[:])),
