@@ -156,8 +156,12 @@ def __getattr__(name):
     # The first ``cuda.x`` imports the layer behind it (``cuda.compile_ptx``: the compiler and
     # dispatch modules, ~100k long-lived objects): a collection then is a full one, ~10 ms
     # spent scanning what stays alive.  Collect after the import instead (as compiles do).
+    # What the import made lives as long as the process: hand it to the oldest generation
+    # unscanned, as compiles do (``numba_cuda.compiler.collection_pause``), unless the program
+    # holds frozen objects of its own.
     collecting = _gc.isenabled()
     if collecting:
+        modules = len(_sys.modules)
         _gc.disable()
     try:
         value = _resolve(name)
@@ -168,6 +172,9 @@ def __getattr__(name):
         raise
     finally:
         if collecting:
+            if len(_sys.modules) != modules and _gc.get_freeze_count() == 0:
+                _gc.freeze()
+                _gc.unfreeze()
             _gc.enable()
     globals()[name] = value
     return value

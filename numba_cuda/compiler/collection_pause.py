@@ -13,6 +13,16 @@ process's first compile, the libNVVM set-up thread's imports too -- and ``compil
 every pipeline run (the dispatcher's compiles); the package's lazy attributes (``cuda.x``)
 pause it while they import the layer behind them.
 
+A pause during which modules were imported (a process's first compile imports the compiler's
+layers and libNVVM's bindings; a kernel's first use of an intrinsic family imports that family)
+also moves every object the collector tracks into its oldest generation before switching it
+back on (``gc.freeze()`` then ``gc.unfreeze()``: two list splices, no scan).  Modules, classes,
+functions and the contexts' tables live as long as the process; without this the next young
+collection scans all of them (~80k objects, 7 ms on a first compile) only to promote them, and
+the middle one scans them again.  Cyclic garbage that exists at that moment is collected by the
+next full collection instead of a young one.  Never done while the program holds frozen objects
+of its own (``gc.get_freeze_count()``): ``unfreeze`` would hand them back to the collector.
+
 Only a collector that was on is switched back on: if the program disabled it, it stays off.
 Nested compiles (device functions compiled while a kernel is typed) find it already off and
 leave it alone.  The collector is process-wide: while a compile runs, other threads' cyclic
@@ -21,6 +31,7 @@ garbage waits too (reference counting still frees everything else at once).
 
 import contextlib
 import gc
+import sys
 
 
 @contextlib.contextmanager
@@ -29,8 +40,19 @@ def paused():
     if not gc.isenabled():
         yield
         return
+    modules = len(sys.modules)
     gc.disable()
     try:
         yield
     finally:
+        if len(sys.modules) != modules:
+            promote_long_lived()
         gc.enable()
+
+
+def promote_long_lived():
+    """Move every tracked object into the collector's oldest generation without scanning it
+    (see the module); nothing when the program has frozen objects of its own."""
+    if gc.get_freeze_count() == 0:
+        gc.freeze()
+        gc.unfreeze()
