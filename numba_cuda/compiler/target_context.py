@@ -16,7 +16,7 @@ from functools import cached_property
 
 from llvmlite import ir
 
-from numba.core import datamodel, errors, itanium_mangler, types
+from numba.core import cgutils, datamodel, errors, itanium_mangler, types
 from numba.core.base import BaseContext
 
 from . import nvvmir
@@ -601,8 +601,22 @@ class CUDATargetContext(BaseContext):
             dibuilder.mark_location(builder, line)
         callee_ty = self.call_conv.get_function_type(restype, argtypes)
         callee = ir.Function(module, callee_ty, callee_name)
-        values = packer.from_arguments(builder, wrapper.args)
-        status, _ = self.call_conv.call_function(builder, callee, restype, argtypes, values)
+        if dibuilder is None:
+            # The device function takes the kernel's arguments flattened by the same packer:
+            # they are passed through as they come.  Numba's wrapper rebuilds every value from
+            # them (``from_argument``) and flattens it again for the call (``as_argument``), a
+            # round trip libNVVM folds away (the PTX is the same; the device function decodes
+            # its arguments itself) but that costs building and printing ~10 instructions per
+            # argument.  With debug info the round trip stays: its instructions carry the
+            # kernel's line, which the PTX's line table keeps for the argument loads.
+            retty = callee.args[0].type.pointee
+            retslot = cgutils.alloca_once(builder, retty)
+            builder.store(cgutils.get_null_value(retty), retslot)
+            code = builder.call(callee, [retslot, *wrapper.args])
+            status = self.call_conv._get_return_status(builder, code) if report_errors else None
+        else:
+            values = packer.from_arguments(builder, wrapper.args)
+            status, _ = self.call_conv.call_function(builder, callee, restype, argtypes, values)
         keep = ()
         if report_errors:
             from . import device_errors
