@@ -11,11 +11,11 @@ simulator for the whole public API.  Importing refuses a Numba outside the
 releases this package is tested against (``_TESTED_NUMBA``; ``NumbaVersionError``).
 """
 
-import gc as _gc
 import importlib as _importlib
 import sys as _sys
 
 from ._version import __version__
+from .common import collection_pause as _collection_pause
 from .common.env_flags import env_flag as _env_flag  # the one rule for on/off variables
 
 #: What Numba's ``numba -s`` prints as the CUDA target implementation.
@@ -155,27 +155,16 @@ def __getattr__(name):
         raise AttributeError(f"module 'numba.cuda' has no attribute {name!r}")
     # The first ``cuda.x`` imports the layer behind it (``cuda.compile_ptx``: the compiler and
     # dispatch modules, ~100k long-lived objects): a collection then is a full one, ~10 ms
-    # spent scanning what stays alive.  Collect after the import instead (as compiles do).
-    # What the import made lives as long as the process: hand it to the oldest generation
-    # unscanned, as compiles do (``numba_cuda.compiler.collection_pause``), unless the program
-    # holds frozen objects of its own.
-    collecting = _gc.isenabled()
-    if collecting:
-        modules = len(_sys.modules)
-        _gc.disable()
+    # spent scanning what stays alive.  The collector is paused for the import, as for a
+    # compile, and what the import made goes to the oldest generation unscanned.
     try:
-        value = _resolve(name)
+        with _collection_pause.paused():
+            value = _resolve(name)
     except AttributeError:
         # Numba probes e.g. ``hasattr(cuda, "name")`` for every ``cuda.x(...)`` call it
         # compiles; do not search for a submodule again each time.
         _MISSING.add(name)
         raise
-    finally:
-        if collecting:
-            if len(_sys.modules) != modules and _gc.get_freeze_count() == 0:
-                _gc.freeze()
-                _gc.unfreeze()
-            _gc.enable()
     globals()[name] = value
     return value
 

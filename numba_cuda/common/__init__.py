@@ -6,6 +6,7 @@ contracts in pyproject.toml keep it so.
 
 * ``args``                 -- ``cuda.In``/``Out``/``InOut`` and ``ParameterBinder`` (``numba.cuda.args``)
 * ``array_layout``         -- strides, contiguity, the span of an array's memory
+* ``collection_pause``     -- the cyclic collector paused while a compile or a lazy import runs
 * ``cuda_array_interface`` -- the one validator of ``__cuda_array_interface__``
 * ``env_flags``            -- the one reader of on/off environment variables, and its rule
 * ``emm``, ``emm_memory``  -- the external memory manager interface and its driverless memory classes

@@ -10,8 +10,9 @@ PTX is made the same way with or without a GPU.  ``NUMBA_FORCE_CUDA_CC`` overrid
 
 from numba.core import sigutils, types
 
+from ..common import collection_pause
 from ..common.unsupported import check_function
-from . import capability, collection_pause, nvvm
+from . import capability, nvvm
 from .pipeline import CompileOptions, compile_cuda
 from .target import cuda_target
 

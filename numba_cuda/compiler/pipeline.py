@@ -18,7 +18,8 @@ from numba.core.typed_passes import (
 )
 from numba.core.untyped_passes import InlineClosureLikes, InlineInlinables
 
-from . import collection_pause, source_files
+from ..common import collection_pause
+from . import source_files
 from .containers import RejectAllocatingContainers
 from .front_end import REPLACEMENTS as _FRONT_END
 from .nrt import name_the_nrt_setting

@@ -1,5 +1,5 @@
 """The cyclic garbage collector is off while a compile runs and back on afterwards
-(``compiler.collection_pause``): on again after a failing compile, off for the whole of a
+(``common.collection_pause``): on again after a failing compile, off for the whole of a
 kernel whose typing compiles a device function, and left off when the program turned it off;
 a pause that imported modules hands what they made to the oldest generation."""
 

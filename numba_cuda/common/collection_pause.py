@@ -1,4 +1,4 @@
-"""Python's cyclic garbage collector, paused while a compile runs.
+"""Python's cyclic garbage collector, paused while a compile (or a lazy import of a layer) runs.
 
 A compile allocates hundreds of thousands of short-lived objects (Numba IR, types, llvmlite
 values), and most of them live until the compile ends.  With the collector running, CPython
@@ -8,10 +8,10 @@ collection (30 ms) often lands inside a process's first compile.  ``paused()`` s
 collector off for the outermost compile and back on when it ends (also when it fails), so the
 garbage a compile leaves is collected once, by the next collection after it.
 
-The compile functions (``api``) pause it for the whole call -- the kernel wrapper and, on a
+The compiler's entry points (``numba_cuda.compiler.api``) pause it for the whole call -- the kernel wrapper and, on a
 process's first compile, the libNVVM set-up thread's imports too -- and ``compile_cuda`` for
-every pipeline run (the dispatcher's compiles); the package's lazy attributes (``cuda.x``)
-pause it while they import the layer behind them.
+every pipeline run (the dispatcher's compiles); the package's lazy attributes (``cuda.x``,
+``numba_cuda.__getattr__``) pause it while they import the layer behind them.
 
 A pause during which modules were imported (a process's first compile imports the compiler's
 layers and libNVVM's bindings; a kernel's first use of an intrinsic family imports that family)
