@@ -518,6 +518,9 @@ class CUDATargetContext(BaseContext):
     # ---- kernels and ABI wrappers -----------------------------------------------------
     #: at most this many kernel wrapper templates are kept (oldest dropped first)
     WRAPPER_TEMPLATES_MAX = 512
+    #: Kernel wrappers without debug info pass the flattened arguments through (False: Numba's
+    #: round trip, rebuilding every value and flattening it again; tests compare the two).
+    WRAPPER_PASS_THROUGH = True
 
     @cached_property
     def _wrapper_templates(self):
@@ -601,7 +604,7 @@ class CUDATargetContext(BaseContext):
             dibuilder.mark_location(builder, line)
         callee_ty = self.call_conv.get_function_type(restype, argtypes)
         callee = ir.Function(module, callee_ty, callee_name)
-        if dibuilder is None:
+        if dibuilder is None and self.WRAPPER_PASS_THROUGH:
             # The device function takes the kernel's arguments flattened by the same packer:
             # they are passed through as they come.  Numba's wrapper rebuilds every value from
             # them (``from_argument``) and flattens it again for the call (``as_argument``), a

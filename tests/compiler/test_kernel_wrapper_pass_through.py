@@ -9,40 +9,15 @@ import itertools
 import re
 
 import pytest
-from llvmlite import ir
 from numba import cuda, types
 
-from numba_cuda.compiler import device_errors, kernel_wrapper, nvvmir
+from numba_cuda.compiler import device_errors
 from numba_cuda.compiler.target import cuda_target
 from numba_cuda.compiler.target_context import CUDATargetContext
 from numba_cuda.dispatch.registration import ensure_registered
 from tests.compiler.corpus_compiler import CORPUS
 
 KERNELS = [(name, fn, sig) for name, fn, sig, device in CORPUS if not device]
-
-
-def _round_trip_wrapper(self, argtypes, restype, entry_name, callee_name, max_registers=None,
-                        report_errors=False, debug_location=None, fndesc=None,
-                        launch_bounds=None):
-    """Numba's kernel wrapper (no debug info): every argument rebuilt from the flattened
-    parameters (``from_argument``), then flattened again by the call (``as_argument``)."""
-    assert debug_location is None
-    packer = self.get_arg_packer(argtypes)
-    ll_args = list(packer.argument_types)
-    module = self.create_module(kernel_wrapper.module_name(entry_name))
-    wrapper = ir.Function(module, ir.FunctionType(ir.VoidType(), ll_args), entry_name)
-    builder = ir.IRBuilder(wrapper.append_basic_block("entry"))
-    callee = ir.Function(module, self.call_conv.get_function_type(restype, argtypes), callee_name)
-    values = packer.from_arguments(builder, wrapper.args)
-    status, _ = self.call_conv.call_function(builder, callee, restype, argtypes, values)
-    keep = ()
-    if report_errors:
-        record = device_errors.define_error_record(module, entry_name)
-        device_errors.emit_error_check(builder, status, record)
-        keep = (record,)
-    builder.ret_void()
-    nvvmir.mark_kernel(module, wrapper, max_registers, keep=keep, launch_bounds=launch_bounds)
-    return module, ll_args
 
 
 def _unique_names_removed(ptx):
@@ -57,8 +32,7 @@ def _all_ptx(cc, boundscheck, monkeypatch):
     out = {}
     for name, fn, sig in KERNELS:
         if boundscheck:
-            ptx = cuda.jit(sig, boundscheck=True)(fn).inspect_asm(cc=cc)
-            ptx = next(iter(ptx.values())) if isinstance(ptx, dict) else ptx
+            (ptx,) = cuda.jit(sig, boundscheck=True)(fn).inspect_asm(cc=cc).values()
         else:
             ptx, _ = cuda.compile_ptx(fn, sig, cc=cc)
         out[name] = _unique_names_removed(ptx)
@@ -81,7 +55,7 @@ def test_pass_through_wrapper_gives_the_round_trips_ptx(cuda, fresh_templates, m
     cc = ((5, 0) if cuda_major == 12 else (7, 5)) if cc_kind == "lowest" else (9, 0)
     ours = _all_ptx(cc, boundscheck, monkeypatch)
     monkeypatch.setitem(vars(fresh_templates), "_wrapper_templates", {})
-    monkeypatch.setattr(CUDATargetContext, "build_kernel_wrapper", _round_trip_wrapper)
+    monkeypatch.setattr(CUDATargetContext, "WRAPPER_PASS_THROUGH", False)  # Numba's round trip
     numbas = _all_ptx(cc, boundscheck, monkeypatch)
     assert len(ours) == len(KERNELS) > 30
     different = sorted(name for name in ours if ours[name] != numbas[name])
