@@ -19,7 +19,7 @@ from llvmlite import ir
 from numba.core import cgutils, datamodel, errors, itanium_mangler, types
 from numba.core.base import BaseContext
 
-from . import nvvmir
+from . import nvvm, nvvmir
 from .callconv import CUDACallConv  # noqa: F401 - its home was here
 
 #: (type text, "size"|"alignment") -> bytes, for the one NVVM data layout every context uses.
@@ -521,6 +521,9 @@ class CUDATargetContext(BaseContext):
     #: Kernel wrappers without debug info pass the flattened arguments through (False: Numba's
     #: round trip, rebuilding every value and flattening it again; tests compare the two).
     WRAPPER_PASS_THROUGH = True
+    #: The pass-through wrapper's text is written directly (``kernel_wrapper.pass_through_text``)
+    #: instead of built with ``llvmlite.ir`` and printed (False: built; tests compare the two).
+    WRAPPER_TEXT_DIRECT = True
 
     @cached_property
     def _wrapper_templates(self):
@@ -569,15 +572,23 @@ class CUDATargetContext(BaseContext):
         cache = self._wrapper_templates
         template = cache.get(key)
         if template is None:
-            module, ll_args = self.build_kernel_wrapper(
-                argtypes, restype, kernel_wrapper.ENTRY, kernel_wrapper.CALLEE, max_registers,
-                report_errors, launch_bounds=launch_bounds)
-            nvvmir.add_ir_version(module)
-            text = ir_printer.module_text(module)
-            # the module is printed: emptied, its reference cycles (globals, blocks, metadata
-            # pointing back at what holds them) no longer leave it to the cyclic collector
-            codelibrary.release_module(module)
-            template = kernel_wrapper.WrapperTemplate(nvvmir.downgrade_for_llvm7(text), ll_args)
+            text = None
+            if self.WRAPPER_PASS_THROUGH and self.WRAPPER_TEXT_DIRECT and not report_errors:
+                ll_args = list(self.get_arg_packer(argtypes).argument_types)
+                text = kernel_wrapper.pass_through_text(
+                    ll_args, self.call_conv.get_function_type(restype, argtypes), max_registers,
+                    launch_bounds, triple=nvvmir.TRIPLE, data_layout=nvvmir.DATA_LAYOUT,
+                    ir_version=nvvm.ir_version())
+            if text is None:
+                module, ll_args = self.build_kernel_wrapper(
+                    argtypes, restype, kernel_wrapper.ENTRY, kernel_wrapper.CALLEE, max_registers,
+                    report_errors, launch_bounds=launch_bounds)
+                nvvmir.add_ir_version(module)
+                text = nvvmir.downgrade_for_llvm7(ir_printer.module_text(module))
+                # the module is printed: emptied, its reference cycles (globals, blocks, metadata
+                # pointing back at what holds them) no longer leave it to the cyclic collector
+                codelibrary.release_module(module)
+            template = kernel_wrapper.WrapperTemplate(text, ll_args)
             if len(cache) >= self.WRAPPER_TEMPLATES_MAX:
                 cache.pop(next(iter(cache)))
             cache[key] = template
