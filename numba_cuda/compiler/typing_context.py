@@ -39,22 +39,32 @@ COMPILER_FAMILIES = ("numba_cuda.lang.indexing", "numba_cuda.compiler.external",
 #: templates), a reduction (``np.sum``, ``a.max()``; ~15 ms of overload templates).
 _UFUNC_FAMILY = "numba_cuda.lang.numpy_ufuncs"
 _REDUCTIONS_FAMILY = "numba_cuda.lang.numpy_reductions"
+#: The bfloat16 conversions with a rounding mode (``cuda.bf16.float2bfloat16_rz`` ...: 55
+#: templates, ~3.5 ms) wait for a kernel to name one of them, like the reductions.
 #: cffi's ``ffi.from_buffer`` waits for ``cffi`` itself (a kernel naming an ``ffi`` imported it).
+_BF16_CONVERSIONS_FAMILY = "numba_cuda.lang.bf16_conversions"
 DEFERRED_FAMILIES = {"numba_cuda.lang.libdevice_calls": "numba_cuda.lang.libdevice_stubs",
                      _UFUNC_FAMILY: _UFUNC_FAMILY, _REDUCTIONS_FAMILY: _REDUCTIONS_FAMILY,
+                     _BF16_CONVERSIONS_FAMILY: _BF16_CONVERSIONS_FAMILY,
                      "numba_cuda.lang.cffi_buffers": "cffi"}
 _pending_triggers = set(DEFERRED_FAMILIES.values())
 _NUMPY_UFUNC = np.ufunc
 
 
-def _reduction_triggers():
+def _value_triggers():
+    """``({id(value): family}, reduction method names)``: the values whose typing imports a
+    deferred family (NumPy's reduction functions, the bfloat16 conversion stubs)."""
+    from ..lang import stubs
     from ..lang.numpy_names import REDUCTION_FUNCTIONS, REDUCTION_METHODS
 
-    functions = {id(getattr(np, name)) for name in REDUCTION_FUNCTIONS if hasattr(np, name)}
-    return frozenset(functions), frozenset(REDUCTION_METHODS)
+    families = {id(getattr(np, name)): _REDUCTIONS_FAMILY
+                for name in REDUCTION_FUNCTIONS if hasattr(np, name)}
+    families.update((id(getattr(stubs.bf16, name)), _BF16_CONVERSIONS_FAMILY)
+                    for name in stubs.BF16_CONVERSIONS)
+    return families, frozenset(REDUCTION_METHODS)
 
 
-_REDUCTION_FUNCTION_IDS, _REDUCTION_METHOD_NAMES = _reduction_triggers()
+_FAMILY_BY_VALUE_ID, _REDUCTION_METHOD_NAMES = _value_triggers()
 
 
 def _demand_family(typingctx, family):
@@ -469,8 +479,10 @@ class CUDATypingContext(typing.BaseContext):
         if _pending_triggers:  # asked thousands of times per compile: no calls
             if kind is _NUMPY_UFUNC and _UFUNC_FAMILY in _pending_triggers:
                 importlib.import_module(_UFUNC_FAMILY)
-            elif id(val) in _REDUCTION_FUNCTION_IDS and _REDUCTIONS_FAMILY in _pending_triggers:
-                importlib.import_module(_REDUCTIONS_FAMILY)
+            else:
+                family = _FAMILY_BY_VALUE_ID.get(id(val))
+                if family is not None and family in _pending_triggers:
+                    importlib.import_module(family)
             modules = sys.modules
             for name in _pending_triggers:
                 if name in modules:
