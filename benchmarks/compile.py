@@ -17,7 +17,10 @@ instead.  Measured in fresh processes, for each side:
   environment pays it) is outside the first number and inside the second; ``python -c pass``
   is shown too; and the package's own cost, the whole-process time of ``from numba import
   cuda`` minus that of ``import numba`` (median of the paired differences; target <= 5 ms);
-* the first ``compile_ptx`` of a small kernel (import excluded, median of ``--repeat``);
+* the first ``compile_ptx`` of a small kernel (import excluded, median of ``--repeat``), and
+  beside it what part of it no package calling NVVM through cuda-bindings avoids: importing
+  ``cuda.bindings.nvvm`` (it imports ``cuda.pathfinder``) and loading libNVVM, against the
+  first-compile target's budget;
 * the total compile time of the test corpus (every ``tests/**/corpus_*.py`` entry, sm_90; median
   of ``--repeat`` processes), compared over the entries *both* sides compile (the reference
   cannot compile some without a driver);
@@ -83,6 +86,17 @@ def add_one(a, b):
 t0, c0 = time.perf_counter(), time.process_time()
 cuda.compile_ptx(add_one, void(float32[::1], float32[::1]), cc=(9, 0))
 print(time.perf_counter() - t0, time.process_time() - c0)
+"""
+
+# What any first compile through cuda-bindings pays before compiling anything: importing its
+# NVVM module (which imports cuda.pathfinder) and loading libNVVM (pathfinder finds the wheel's).
+NVVM_FLOOR_SNIPPET = """
+import time
+from numba import cuda
+t0 = time.perf_counter()
+from cuda.bindings import nvvm
+nvvm.version()
+print(time.perf_counter() - t0)
 """
 
 # Shared by the corpus snippets: ``entries`` = [(name, function, signature, device)] of every
@@ -341,7 +355,8 @@ def measure(pythons, repeat, ptxas):
     for python in pythons.values():
         byte_compile(python)
     samples = {side: {"import": [], "import_process": [], "startup": [], "first_compile": [],
-                      "first_compile_cpu": [], "corpus": [], "own_import": [], "own_importtime": []} for side in pythons}
+                      "first_compile_cpu": [], "corpus": [], "own_import": [], "own_importtime": [],
+                      "nvvm_floor": []} for side in pythons}
     with tempfile.TemporaryDirectory() as tmp:
         for index in range(repeat):
             order = _alternating(pythons, index)
@@ -357,6 +372,7 @@ def measure(pythons, repeat, ptxas):
                 wall, cpu = map(float, run(python, FIRST_COMPILE_SNIPPET).split())
                 samples[side]["first_compile"].append(wall)
                 samples[side]["first_compile_cpu"].append(cpu)
+                samples[side]["nvvm_floor"].append(float(run(python, NVVM_FLOOR_SNIPPET)))
             for side, python in order:
                 outdir = pathlib.Path(tmp) / f"{side}-{index}"
                 outdir.mkdir()
@@ -376,6 +392,7 @@ def measure(pythons, repeat, ptxas):
                 "own_importtime": statistics.median(got["own_importtime"]),
                 "first_compile": statistics.median(got["first_compile"]),
                 "first_compile_cpu": statistics.median(got["first_compile_cpu"]),
+                "nvvm_floor": statistics.median(got["nvvm_floor"]),
                 "corpus_runs": [{name: e.get("time") for name, e in r["entries"].items()}
                                 for r in runs],
                 "corpus_cpu_runs": [{name: e.get("cpu") for name, e in r["entries"].items()}
@@ -509,6 +526,11 @@ def main(argv=None):
     print(f"  (target: the package's own import cost <= 5 ms; ours is "
           f"{ours['own_import'] * 1e3:.1f} ms by the process difference, "
           f"{ours['own_importtime'] * 1e3:.1f} ms by -X importtime)")
+    floor = ours["nvvm_floor"]
+    print(f"  (first compile: importing cuda.bindings.nvvm and loading libNVVM alone take "
+          f"{floor:.3f} s here = {floor / ref['first_compile']:.2f}x the reference's first "
+          f"compile; the {FIRST_COMPILE_TARGET}x target leaves "
+          f"{(FIRST_COMPILE_TARGET * ref['first_compile'] - floor) * 1e3:.0f} ms for the rest)")
     n_ours = sum(1 for e in ours["entries"].values() if e.get("time") is not None)
     n_ref = sum(1 for e in ref["entries"].values() if e.get("time") is not None)
     print(f"{'corpus compile total, all compiled [s]':<42}{ours['corpus_total']:>10.3f}"

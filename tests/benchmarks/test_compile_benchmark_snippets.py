@@ -37,6 +37,12 @@ def test_breakdown_snippet_sees_our_passes_and_nvvm():
     assert phases["front_end"] + phases["lowering"] + phases["nvvm"] <= phases["total"]
 
 
+def test_nvvm_floor_snippet_loads_libnvvm():
+    bench = load_benchmark()
+    seconds = float(bench.run(sys.executable, bench.NVVM_FLOOR_SNIPPET))
+    assert 0 < seconds < 5.0
+
+
 def test_own_importtime_counts_only_this_package():
     bench = load_benchmark()
     seconds = bench.own_importtime(sys.executable)
