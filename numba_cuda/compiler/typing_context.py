@@ -21,6 +21,7 @@ from numba.core.dispatcher import Dispatcher
 from numba.core.target_extension import current_target, target_override
 from numba.core.typing.typeof import typeof_impl
 
+from ..lang import STUB_TRIGGERED_FAMILIES
 from ..lang.stubs import Stub
 from .numba_registry import TARGET_NAME, registered_dispatcher_class
 
@@ -43,17 +44,40 @@ _REDUCTIONS_FAMILY = "numba_cuda.lang.numpy_reductions"
 #: templates, ~3.5 ms) wait for a kernel to name one of them, like the reductions.
 #: cffi's ``ffi.from_buffer`` waits for ``cffi`` itself (a kernel naming an ``ffi`` imported it).
 _BF16_CONVERSIONS_FAMILY = "numba_cuda.lang.bf16_conversions"
+#: The families of ``lang.STUB_TRIGGERED_FAMILIES`` (shared memory, barriers, atomics, warp
+#: functions, cooperative groups, cache hints, tensor cores ...: ~6 ms of a process's first
+#: compile) wait in the same way for a kernel to name one of their stubs.
 DEFERRED_FAMILIES = {"numba_cuda.lang.libdevice_calls": "numba_cuda.lang.libdevice_stubs",
                      _UFUNC_FAMILY: _UFUNC_FAMILY, _REDUCTIONS_FAMILY: _REDUCTIONS_FAMILY,
                      _BF16_CONVERSIONS_FAMILY: _BF16_CONVERSIONS_FAMILY,
+                     **{family: family for family in STUB_TRIGGERED_FAMILIES},
                      "numba_cuda.lang.cffi_buffers": "cffi"}
 _pending_triggers = set(DEFERRED_FAMILIES.values())
+#: ``len(sys.modules)`` when ``resolve_value_type`` last looked for an imported trigger: it
+#: looks again only once the count has changed (an import happened).
+_modules_seen = [0]
 _NUMPY_UFUNC = np.ufunc
+
+
+def stub_trigger_values(family):
+    """The stub objects whose typing imports ``family`` (one of ``lang.STUB_TRIGGERED_FAMILIES``):
+    each named stub, and for a namespace (``cuda.atomic``) each of its members too."""
+    from ..lang import stubs
+
+    values = []
+    for name in STUB_TRIGGERED_FAMILIES[family]:
+        value = getattr(stubs, name)
+        values.append(value)
+        if isinstance(value, type(stubs)):
+            values.extend(member for member_name, member in vars(value).items()
+                          if not member_name.startswith("__"))
+    return values
 
 
 def _value_triggers():
     """``({id(value): family}, reduction method names)``: the values whose typing imports a
-    deferred family (NumPy's reduction functions, the bfloat16 conversion stubs)."""
+    deferred family (NumPy's reduction functions, the bfloat16 conversion stubs, the stubs of
+    ``lang.STUB_TRIGGERED_FAMILIES``)."""
     from ..lang import stubs
     from ..lang.numpy_names import REDUCTION_FUNCTIONS, REDUCTION_METHODS
 
@@ -61,6 +85,8 @@ def _value_triggers():
                 for name in REDUCTION_FUNCTIONS if hasattr(np, name)}
     families.update((id(getattr(stubs.bf16, name)), _BF16_CONVERSIONS_FAMILY)
                     for name in stubs.BF16_CONVERSIONS)
+    for family in STUB_TRIGGERED_FAMILIES:
+        families.update((id(value), family) for value in stub_trigger_values(family))
     return families, frozenset(REDUCTION_METHODS)
 
 
@@ -484,10 +510,12 @@ class CUDATypingContext(typing.BaseContext):
                 if family is not None and family in _pending_triggers:
                     importlib.import_module(family)
             modules = sys.modules
-            for name in _pending_triggers:
-                if name in modules:
-                    _activate_deferred_families(self)
-                    break
+            if len(modules) != _modules_seen[0]:
+                _modules_seen[0] = len(modules)
+                for name in _pending_triggers:
+                    if name in modules:
+                        _activate_deferred_families(self)
+                        break
         # the two commonest kinds first (each takes its branch below): constants, and builtin
         # functions (every operator)
         if kind in _CONSTANT_KINDS and REMEMBER_MORE:

@@ -8,7 +8,10 @@ Each family module (``indexing``, ``memory``, ``sync``, ``atomics``,
 
 and lists itself in ``FAMILY_MODULES`` below.  The CUDA typing and target
 contexts (``numba_cuda.compiler``) install every listed registry when they
-are first built.  The Python-side objects are in ``numba_cuda.lang.stubs``.
+are first built, except the deferred ones, installed at first use (the families
+in ``STUB_TRIGGERED_FAMILIES`` below, and those of
+``numba_cuda.compiler.typing_context.DEFERRED_FAMILIES``).  The Python-side
+objects are in ``numba_cuda.lang.stubs``.
 """
 
 FAMILY_MODULES = (
@@ -36,3 +39,26 @@ FAMILY_MODULES = (
     "numba_cuda.lang.numpy_reductions",
     "numba_cuda.lang.cffi_buffers",
 )
+
+#: Families the compiler imports only when a kernel (or device function) names one of their
+#: objects: every typing and lowering registration of these is keyed by the ``stubs`` named
+#: here (a namespace such as ``"atomic"`` stands for itself and each of its members), so no code
+#: reaches them without typing one of those first (``tests/lang/test_stub_triggered_families.py``
+#: checks this against the registries).  Importing the module itself installs it too.  The
+#: rest of ``FAMILY_MODULES`` is installed with the contexts: it also registers operators, casts
+#: or builtins (``abs``, ``print``, ``math.*``) that any kernel may reach.
+STUB_TRIGGERED_FAMILIES = {
+    "numba_cuda.lang.memory": ("shared", "local", "const"),
+    "numba_cuda.lang.sync": ("syncthreads", "syncthreads_count", "syncthreads_and",
+                             "syncthreads_or", "syncwarp", "threadfence", "threadfence_block",
+                             "threadfence_system", "nanosleep"),
+    "numba_cuda.lang.atomics": ("atomic",),
+    "numba_cuda.lang.bits": ("popc", "clz", "ffs", "brev", "fma", "cbrt", "selp"),
+    "numba_cuda.lang.warp": ("shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync",
+                             "all_sync", "any_sync", "eq_sync", "ballot_sync", "match_any_sync",
+                             "match_all_sync", "activemask", "lanemask_lt"),
+    "numba_cuda.lang.cg": ("cg",),
+    "numba_cuda.lang.cache_hints": ("ldca", "ldcg", "ldcs", "ldlu", "ldcv", "stcg", "stcs",
+                                    "stwb", "stwt"),
+    "numba_cuda.lang.wmma": ("wmma",),
+}

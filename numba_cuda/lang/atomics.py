@@ -36,6 +36,8 @@ from numba.core.imputils import Registry as LoweringRegistry
 from numba.core.typing.templates import AbstractTemplate, Registry as TypingRegistry, signature
 
 from . import archselect, stubs
+from .element_access import (ORDERING, cas_loop, check_operand, element_pointer, index_type,
+                             int_type_for)
 
 typing_registry = TypingRegistry()
 lowering_registry = LoweringRegistry("numba_cuda.lang.atomics")
@@ -45,8 +47,6 @@ INTEGER_TYPES = (types.int32, types.uint32, types.int64, types.uint64)
 UNSIGNED_TYPES = (types.uint32, types.uint64)
 FLOAT_TYPES = (types.float32, types.float64)
 ALL_TYPES = INTEGER_TYPES + FLOAT_TYPES
-
-ORDERING = "monotonic"
 
 #: dtypes accepted by each ``ary, idx, val`` operation.
 OPERATIONS = {
@@ -72,33 +72,6 @@ def _names(dtypes):
 # ---- typing ------------------------------------------------------------------------------
 
 
-def _is_integer(ty):
-    """An integer, or an ``Optional`` integer (a helper that may return ``None``): Numba casts an
-    optional value to the signature's type where the call is lowered (``None`` raises there)."""
-    if isinstance(ty, types.Optional):
-        ty = ty.type
-    return isinstance(ty, types.Integer)
-
-
-def _index_type(qualname, ary, idx):
-    """The index type for the signature, or raise a TypingError saying what is wrong."""
-    if _is_integer(idx):
-        if ary.ndim != 1:
-            raise errors.TypingError(
-                f"{qualname}: a {ary.ndim}-D array needs a tuple of {ary.ndim} integer indices, "
-                f"got a single integer"
-            )
-        return types.intp
-    if isinstance(idx, types.BaseTuple):
-        if len(idx) != ary.ndim or not all(_is_integer(i) for i in idx):
-            raise errors.TypingError(
-                f"{qualname}: the index of a {ary.ndim}-D array must be {ary.ndim} integer(s), "
-                f"got {idx}"
-            )
-        return types.UniTuple(types.intp, ary.ndim)
-    raise errors.TypingError(f"{qualname}: the index must be an integer or a tuple of integers, not {idx}")
-
-
 def _check_array(qualname, ary, allowed):
     if not isinstance(ary, types.Array):
         raise errors.TypingError(f"{qualname}: the first argument must be an array, not {ary}")
@@ -108,13 +81,6 @@ def _check_array(qualname, ary, allowed):
         )
     if not ary.mutable:
         raise errors.TypingError(f"{qualname}: the array is read-only")
-
-
-def _check_operand(qualname, name, value, dtype):
-    if isinstance(value, types.Optional):
-        value = value.type  # cast (and checked for None) where the call is lowered
-    if not isinstance(value, (types.Number, types.Boolean)):
-        raise errors.TypingError(f"{qualname}: {name} must be a number (converted to {dtype}), not {value}")
 
 
 def _binary_template(opname, allowed):
@@ -129,8 +95,8 @@ def _binary_template(opname, allowed):
                 raise errors.TypingError(f"{qualname}(ary, idx, val) takes exactly 3 positional arguments")
             ary, idx, val = args
             _check_array(qualname, ary, allowed)
-            idxty = _index_type(qualname, ary, idx)
-            _check_operand(qualname, "val", val, ary.dtype)
+            idxty = index_type(qualname, ary, idx)
+            check_operand(qualname, "val", val, ary.dtype)
             return signature(ary.dtype, ary, idxty, ary.dtype)
 
     typing_registry.register_global(stub, types.Function(AtomicBinary))
@@ -149,9 +115,9 @@ class _Cas(AbstractTemplate):
             raise errors.TypingError(f"{qualname}(ary, idx, old, val) takes exactly 4 positional arguments")
         ary, idx, old, val = args
         _check_array(qualname, ary, INTEGER_TYPES)
-        idxty = _index_type(qualname, ary, idx)
-        _check_operand(qualname, "old", old, ary.dtype)
-        _check_operand(qualname, "val", val, ary.dtype)
+        idxty = index_type(qualname, ary, idx)
+        check_operand(qualname, "old", old, ary.dtype)
+        check_operand(qualname, "val", val, ary.dtype)
         return signature(ary.dtype, ary, idxty, ary.dtype, ary.dtype)
 
 
@@ -166,8 +132,8 @@ class _CompareAndSwap(AbstractTemplate):
         _check_array(qualname, ary, INTEGER_TYPES)
         if ary.ndim != 1:
             raise errors.TypingError(f"{qualname} works on 1-D arrays (element 0); use cuda.atomic.cas")
-        _check_operand(qualname, "old", old, ary.dtype)
-        _check_operand(qualname, "val", val, ary.dtype)
+        check_operand(qualname, "old", old, ary.dtype)
+        check_operand(qualname, "val", val, ary.dtype)
         return signature(ary.dtype, ary, ary.dtype, ary.dtype)
 
 
@@ -175,68 +141,7 @@ typing_registry.register_global(stubs.atomic.cas, types.Function(_Cas))
 typing_registry.register_global(stubs.atomic.compare_and_swap, types.Function(_CompareAndSwap))
 
 
-# ---- lowering helpers --------------------------------------------------------------------
-
-
-def element_pointer(context, builder, aryty, ary, idxty, idx):
-    """Pointer to ``ary[idx]`` (wrapping negative indices)."""
-    if isinstance(idxty, types.BaseTuple):
-        indices = cgutils.unpack_tuple(builder, idx, count=len(idxty))
-        indices = [context.cast(builder, i, t, types.intp) for i, t in zip(indices, idxty)]
-    else:
-        indices = [context.cast(builder, idx, idxty, types.intp)]
-    array = context.make_array(aryty)(context, builder, ary)
-    return cgutils.get_item_pointer(context, builder, aryty, array, indices, wraparound=True)
-
-
-def _int_type_for(lltype):
-    return ir.IntType(64) if isinstance(lltype, ir.DoubleType) else ir.IntType(32)
-
-
-def cas_loop(builder, ptr, compute, skip_unchanged=True):
-    """A compare-and-swap loop storing ``compute(builder, old)`` into ``*ptr``; returns the old value.
-
-    Works on any 32/64-bit scalar type (floats are swapped as their bit patterns).  With
-    ``skip_unchanged`` no store happens when the new value has the old one's bit pattern.
-    """
-    valtype = ptr.type.pointee
-    is_float = isinstance(valtype, (ir.FloatType, ir.DoubleType))
-    inttype = _int_type_for(valtype) if is_float else valtype
-    iptr = builder.bitcast(ptr, inttype.as_pointer(ptr.type.addrspace)) if is_float else ptr
-
-    def to_int(v):
-        return builder.bitcast(v, inttype) if is_float else v
-
-    def from_int(v):
-        return builder.bitcast(v, valtype) if is_float else v
-
-    entry = builder.block
-    initial = builder.load(iptr)  # a plain load: the loop's cmpxchg revalidates it
-    loop = builder.append_basic_block("atomic.cas.loop")
-    attempt = builder.append_basic_block("atomic.cas.attempt")
-    done = builder.append_basic_block("atomic.cas.done")
-    builder.branch(loop)
-
-    builder.position_at_end(loop)
-    current = builder.phi(inttype, name="atomic.old")
-    current.add_incoming(initial, entry)
-    new = to_int(compute(builder, from_int(current)))
-    if skip_unchanged:
-        unchanged = builder.icmp_unsigned("==", new, current)
-        builder.cbranch(unchanged, done, attempt)
-    else:
-        builder.branch(attempt)
-
-    builder.position_at_end(attempt)
-    pair = builder.cmpxchg(iptr, current, new, ORDERING, ORDERING)
-    seen = builder.extract_value(pair, 0)
-    swapped = builder.extract_value(pair, 1)
-    current.add_incoming(seen, attempt)
-    builder.cbranch(swapped, done, loop)
-
-    builder.position_at_end(done)
-    # Both ways into `done` leave `current` holding the value the swap (or the skip) saw.
-    return from_int(current)
+# ---- lowering ----------------------------------------------------------------------------
 
 
 def _float_add_intrinsic(builder, ptr, val):
@@ -308,7 +213,7 @@ def _emit(opname, context, builder, dtype, ptr, val):
         return builder.atomic_rmw(opname.rstrip("_"), ptr, val, ORDERING)
     if opname == "exch":
         if is_float:
-            inttype = _int_type_for(val.type)
+            inttype = int_type_for(val.type)
             iptr = builder.bitcast(ptr, inttype.as_pointer(ptr.type.addrspace))
             old = builder.atomic_rmw("xchg", iptr, builder.bitcast(val, inttype), ORDERING)
             return builder.bitcast(old, val.type)

@@ -27,7 +27,7 @@ from numba.core import errors, types
 from numba.core.imputils import Registry as LoweringRegistry
 from numba.core.typing.templates import AbstractTemplate, Registry as TypingRegistry, signature
 
-from . import atomics, stubs
+from . import element_access, stubs
 
 typing_registry = TypingRegistry()
 lowering_registry = LoweringRegistry("numba_cuda.lang.cache_hints")
@@ -58,10 +58,10 @@ def _element_type(qualname, container):
 
 def _index_type(qualname, container, idx):
     if isinstance(container, types.CPointer):
-        if not atomics._is_integer(idx):
+        if not element_access.is_integer(idx):
             raise errors.TypingError(f"{qualname}: a pointer takes one integer index, not {idx}")
         return types.intp
-    return atomics._index_type(qualname, container, idx)
+    return element_access.index_type(qualname, container, idx)
 
 
 def _load_template(stub, qualname):
@@ -91,7 +91,7 @@ def _store_template(stub, qualname):
             if isinstance(container, types.Array) and not container.mutable:
                 raise errors.TypingError(f"{qualname}: the array is read-only")
             idxty = _index_type(qualname, container, idx)
-            atomics._check_operand(qualname, "value", value, dtype)
+            element_access.check_operand(qualname, "value", value, dtype)
             return signature(types.none, container, idxty, dtype)
 
     typing_registry.register_global(stub, types.Function(CacheHintStore))
@@ -103,7 +103,7 @@ def _store_template(stub, qualname):
 def _pointer(context, builder, containerty, container, idxty, idx):
     if isinstance(containerty, types.CPointer):
         return builder.gep(container, [idx])
-    return atomics.element_pointer(context, builder, containerty, container, idxty, idx)
+    return element_access.element_pointer(context, builder, containerty, container, idxty, idx)
 
 
 def _bits(dtype):

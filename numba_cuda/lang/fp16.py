@@ -49,7 +49,7 @@ from numba.core.datamodel import models
 from numba.core.imputils import Registry as LoweringRegistry
 from numba.core.typing.templates import AbstractTemplate, Registry as TypingRegistry, signature
 
-from . import archselect, atomics, half_family, stubs
+from . import archselect, element_access, half_family, stubs
 from . import libdevice_functions as libdevice
 from .half_family import HalfFamily
 
@@ -243,8 +243,8 @@ def _atomic_template(opname):
                 return None
             if not ary.mutable:
                 raise errors.TypingError(f"{qualname}: the array is read-only")
-            idxty = atomics._index_type(qualname, ary, idx)
-            atomics._check_operand(qualname, "val", val, f16)
+            idxty = element_access.index_type(qualname, ary, idx)
+            element_access.check_operand(qualname, "val", val, f16)
             return signature(f16, ary, idxty, f16)
 
     typing_registry.register_global(stub, types.Function(HalfAtomic))
@@ -274,7 +274,7 @@ def _atom_add_cas(builder, ptr, val):
         new_bits = b.shl(b.zext(b.bitcast(new, _i16), _i32), shift)
         return b.or_(b.and_(old, keep), new_bits)
 
-    old_word = atomics.cas_loop(builder, word, compute, skip_unchanged=False)
+    old_word = element_access.cas_loop(builder, word, compute, skip_unchanged=False)
     return extract(builder, old_word)
 
 
@@ -288,7 +288,7 @@ def _lower_atomic(negate):
     def impl(context, builder, sig, args):
         aryty, idxty, _ = sig.args
         ary, idx, val = args
-        ptr = atomics.element_pointer(context, builder, aryty, ary, idxty, idx)
+        ptr = element_access.element_pointer(context, builder, aryty, ary, idxty, idx)
         if negate:
             val = builder.fsub(ir.Constant(_half, -0.0), val)
         return _atomic_add_half(builder, ptr, val)
@@ -319,7 +319,7 @@ class _AtomicAddTemplate(AbstractTemplate):
             raise errors.TypingError(
                 f"cuda.fp16.atomicAdd: address must be a CPointer(float16) or a writable float16 "
                 f"array (its first element), got {address}")
-        atomics._check_operand("cuda.fp16.atomicAdd", "val", val, f16)
+        element_access.check_operand("cuda.fp16.atomicAdd", "val", val, f16)
         return signature(f16, address, f16)
 
 
@@ -333,6 +333,6 @@ def _lower_atomic_add_pointer(context, builder, sig, args):
 
 @lower(stubs.fp16.atomicAdd, types.Array, types.float16)
 def _lower_atomic_add_array(context, builder, sig, args):
-    ptr = atomics.element_pointer(context, builder, sig.args[0], args[0], types.intp,
+    ptr = element_access.element_pointer(context, builder, sig.args[0], args[0], types.intp,
                                   ir.Constant(_i64, 0))
     return _atomic_add_half(builder, ptr, args[1])
