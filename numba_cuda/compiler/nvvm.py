@@ -2,8 +2,13 @@
 
 ``compile_ir(modules, arch=..., options=...)`` turns NVVM IR text into PTX (or LTO-IR with
 ``gen_lto=True``); libdevice is added with NVVM's lazy-add call so that only the ``__nv_*``
-functions the IR references are linked (and not at all when it references none).  Any failure raises ``numba_cuda.errors.NvvmError``
-holding NVVM's program log.
+functions the IR references are linked (and not at all when it references none).  Any failure
+raises ``numba_cuda.errors.NvvmError`` holding NVVM's program log.
+
+Threads may call ``compile_ir`` at once: each call has its own NVVM program, libNVVM's API is
+thread-safe (its manual recommends compiling on several threads) and ``cuda.bindings`` releases
+the GIL while it compiles, so no lock is taken here
+(``tests/compiler/test_concurrent_compiles.py``).
 """
 
 import functools
@@ -18,9 +23,6 @@ DATA_LAYOUT = (
     "-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 )
 TRIPLE = "nvptx64-nvidia-cuda"
-
-_lock = threading.RLock()
-
 
 _bindings = None
 _bindings_lock = threading.Lock()
@@ -149,32 +151,31 @@ def compile_ir(modules, arch, options=(), *, libdevice=True, gen_lto=False):
     if gen_lto:
         opts.append("-gen-lto")
     encoded = [o.decode() if isinstance(o, bytes) else o for o in opts]
-    with _lock:
-        prog = nvvm.create_program()
+    prog = nvvm.create_program()
+    try:
+        stage = "adding IR to the program"
         try:
-            stage = "adding IR to the program"
-            try:
-                for name, text in modules:
-                    data = text.encode("utf-8") if isinstance(text, str) else text
-                    nvvm.add_module_to_program(prog, data, len(data), name)
-                if libdevice and _references_libdevice(modules):
-                    bc = libdevice_bitcode()
-                    from .. import toolkit
+            for name, text in modules:
+                data = text.encode("utf-8") if isinstance(text, str) else text
+                nvvm.add_module_to_program(prog, data, len(data), name)
+            if libdevice and _references_libdevice(modules):
+                bc = libdevice_bitcode()
+                from .. import toolkit
 
-                    stage = f"adding libdevice ({toolkit.libdevice_path()}) to the program"
-                    nvvm.lazy_add_module_to_program(prog, bc, len(bc), "libdevice")
-                stage = f"compiling for {arch} with options {' '.join(opts)}"
-                nvvm.compile_program(prog, len(encoded), encoded)
-                size = nvvm.get_compiled_result_size(prog)
-                buf = bytearray(size)
-                nvvm.get_compiled_result(prog, buf)
-            except nvvm.nvvmError as exc:
-                log = _program_log(nvvm, prog)
-                raise NvvmError(
-                    f"libNVVM failed {stage}: {exc}\n{log or '(NVVM wrote no log)'}"
-                ).with_cause(exc) from None
-        finally:
-            nvvm.destroy_program(prog)
+                stage = f"adding libdevice ({toolkit.libdevice_path()}) to the program"
+                nvvm.lazy_add_module_to_program(prog, bc, len(bc), "libdevice")
+            stage = f"compiling for {arch} with options {' '.join(opts)}"
+            nvvm.compile_program(prog, len(encoded), encoded)
+            size = nvvm.get_compiled_result_size(prog)
+            buf = bytearray(size)
+            nvvm.get_compiled_result(prog, buf)
+        except nvvm.nvvmError as exc:
+            log = _program_log(nvvm, prog)
+            raise NvvmError(
+                f"libNVVM failed {stage}: {exc}\n{log or '(NVVM wrote no log)'}"
+            ).with_cause(exc) from None
+    finally:
+        nvvm.destroy_program(prog)
     result = bytes(buf)
     if gen_lto:
         return result
@@ -201,14 +202,13 @@ def _empty_module_text():
 def _accepts_arch(arch):
     nvvm = bindings()
     data = _empty_module_text().encode("utf-8")
-    with _lock:
-        prog = nvvm.create_program()
+    prog = nvvm.create_program()
+    try:
+        nvvm.add_module_to_program(prog, data, len(data), "probe")
         try:
-            nvvm.add_module_to_program(prog, data, len(data), "probe")
-            try:
-                nvvm.verify_program(prog, 1, [f"-arch={arch}"])
-            except nvvm.nvvmError:
-                return False
-        finally:
-            nvvm.destroy_program(prog)
+            nvvm.verify_program(prog, 1, [f"-arch={arch}"])
+        except nvvm.nvvmError:
+            return False
+    finally:
+        nvvm.destroy_program(prog)
     return True
