@@ -62,6 +62,7 @@ ROWS = {
     "numba_cuda.driver_ctypes": _both(f"{_GPU_SIDE}.driver_ctypes"),
     "numba_cuda.driver_enums": _both(f"{_GPU_SIDE}.driver_enums"),
     "numba_cuda.kernels": _both(f"{_GPU_SIDE}.kernels"),
+    "numba_cuda.models": _both(f"{_GPU_SIDE}.models"),  # register_model for the CUDA target
     # ---- per target: the module of the target in use ----
     "numba_cuda.api": ("numba_cuda.runtime.api", "numba_cuda.simulator.api"),
     "numba_cuda.decorators": ("numba_cuda.dispatch.api", "numba_cuda.simulator.api"),

@@ -722,5 +722,25 @@ def cuda_data_model_manager():
             hook = getattr(module, "register_data_models", None)
             if hook is not None:
                 hook(manager)
+        for fetypecls, handler in _PENDING_MODELS:
+            manager.register(fetypecls, handler)
+        _PENDING_MODELS.clear()
         _DATA_MODEL_MANAGER = manager
     return _DATA_MODEL_MANAGER
+
+
+#: ``register_cuda_model`` calls made before the manager was built: applied when it is
+_PENDING_MODELS = []
+
+
+def register_cuda_model(fetypecls, handler):
+    """Give the frontend type class ``fetypecls`` the data model ``handler`` on the CUDA target
+    only (Numba's default manager, the CPU target's, is not touched): what the peers'
+    ``numba.cuda.models.register_model`` does.  Called before the CUDA contexts exist (at a
+    library's import), the registration waits for the manager to be built, after the
+    kernel-language families' own models, so that it wins over them as a later registration
+    does."""
+    if _DATA_MODEL_MANAGER is None:
+        _PENDING_MODELS.append((fetypecls, handler))
+    else:
+        _DATA_MODEL_MANAGER.register(fetypecls, handler)
