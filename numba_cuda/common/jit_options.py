@@ -75,7 +75,8 @@ class JitOptions:
     max_registers: object = None
     cache: bool = False
     boundscheck: object = None
-    lto: bool = False
+    #: True, False, or None (not given: LTO when a link input is LTO-IR, see CompiledKernel)
+    lto: object = None
     extensions: tuple = ()
     launch_bounds: object = None
     #: the preferred shared-memory carveout (percent; -1: the driver's default) set on the kernel
@@ -117,7 +118,7 @@ class JitOptions:
             fastmath=options.get("fastmath", False),
             max_registers=check_max_registers(options.get("max_registers")),
             cache=bool(cache), boundscheck=switch("boundscheck", options.get("boundscheck"), none=True),
-            lto=switch("lto", options.get("lto", False)),
+            lto=switch("lto", options.get("lto"), none=True),
             extensions=tuple(options.get("extensions") or ()),
             launch_bounds=normalize_launch_bounds(options.get("launch_bounds")),
             shared_memory_carveout=carveout)

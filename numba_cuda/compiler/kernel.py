@@ -70,6 +70,14 @@ class CompiledKernel:
         # set by numba_cuda.lang.cg when the code (or a device function it links) syncs the grid
         self.cooperative = any(getattr(lib, "uses_grid_sync", False)
                                for lib in library.all_libraries())
+        #: link-time optimisation: ``lto=`` when given, else whether some link input is LTO-IR
+        #: (``link=``, or added by an extension's lowering): nvJitLink links those only with it
+        if options.lto is None:
+            from ..linking.linkable import is_ltoir
+
+            self.lto = any(is_ltoir(item) for item in self.link_files)
+        else:
+            self.lto = bool(options.lto)
         self._images = {}
 
     @property
@@ -99,7 +107,7 @@ class CompiledKernel:
         cc = capability.resolve_cc(cc, self.device_cc)
         img = self._images.get(cc)
         if img is None:
-            if self.options.lto:
+            if self.lto:
                 code = {"ltoir": self.library.get_ltoir(cc)}
             else:
                 code = {"ptx": self.library.get_ptx(cc)}
@@ -112,8 +120,8 @@ class CompiledKernel:
         return img
 
     def get_ptx(self, cc=None):
-        """PTX for ``cc`` (of an ``lto=True`` kernel too: before link-time optimisation)."""
-        if self.options.lto:
+        """PTX for ``cc`` (of an LTO kernel too: before link-time optimisation)."""
+        if self.lto:
             return self.library.get_ptx(cc)
         return self.image(cc).ptx
 

@@ -52,7 +52,9 @@ class CompileOptions:
     inline: bool = False
     max_registers: int | None = None
     boundscheck: bool = False
-    lto: bool = False
+    #: link-time optimisation: True, False, or None (not given: a kernel uses it when one of
+    #: its link inputs is LTO-IR, ``CompiledKernel.lto``)
+    lto: bool | None = None
     #: kernels: (max threads per block[, min blocks per multiprocessor[, max blocks per
     #: cluster]]), PTX ``.maxntid``/``.minnctapersm``/``.maxclusterrank``; None: no bounds
     launch_bounds: tuple | None = None
@@ -74,12 +76,12 @@ class CompileOptions:
 
     @classmethod
     def from_user(cls, debug=None, lineinfo=False, fastmath=False, opt=None, inline=False,
-                  max_registers=None, boundscheck=None, lto=False, launch_bounds=None):
+                  max_registers=None, boundscheck=None, lto=None, launch_bounds=None):
         # (the checks are JitOptions', numba_cuda.common.jit_options: the compile functions,
         # which take these options without cuda.jit, get the same errors)
         debug = switch("debug", debug)
         lineinfo = switch("lineinfo", lineinfo)
-        lto = switch("lto", lto)
+        lto = switch("lto", lto, none=True)
         boundscheck = resolve_boundscheck(switch("boundscheck", boundscheck, none=True), debug)
         opt = switch("opt", opt, none=True)
         if opt is None:
@@ -88,7 +90,7 @@ class CompileOptions:
         check_max_registers(max_registers)
         return cls(debug=debug, lineinfo=bool(lineinfo), fastmath=fastmath_flags(fastmath), opt=bool(opt),
                    inline=bool(inline), max_registers=max_registers, boundscheck=boundscheck,
-                   lto=bool(lto), launch_bounds=normalize_launch_bounds(launch_bounds))
+                   lto=None if lto is None else bool(lto), launch_bounds=normalize_launch_bounds(launch_bounds))
 
 
 #: LLVM's fast-math flags, the names Numba's ``fastmath=`` accepts (``numba.core.cpu_options``).

@@ -27,7 +27,7 @@ _JIT_OPTIONS = JIT_OPTION_NAMES
 
 def jit(func_or_sig=None, *, device=False, inline="never", link=(), debug=None, opt=None,
         lineinfo=False, cache=False, fastmath=False, max_registers=None, boundscheck=None,
-        lto=False, extensions=None, launch_bounds=None, shared_memory_carveout=None, **kws):
+        lto=None, extensions=None, launch_bounds=None, shared_memory_carveout=None, **kws):
     """Compile a Python function for the GPU, lazily (per argument types at launch) or eagerly
     for one or several signatures.
 
@@ -39,7 +39,9 @@ def jit(func_or_sig=None, *, device=False, inline="never", link=(), debug=None, 
     raised in a launch (``IndexError``, ``AssertionError`` ...) is raised on the host after the
     kernel completes, naming the thread and block.  ``lto=True``: the kernel is compiled to
     LTO-IR and linked with its ``link=`` files by nvJitLink with link-time optimisation when
-    it is loaded.  ``extensions``: Numba's kernel extensions (objects with
+    it is loaded; ``lto=None`` (the default): so when one of the files it links (``link=``, or
+    added by an extension's lowering) is LTO-IR, which links no other way; ``lto=False``:
+    never.  ``extensions``: Numba's kernel extensions (objects with
     ``prepare_args(ty, val, stream=, retr=)``), also reachable as ``kernel.extensions``.
     ``launch_bounds=n`` or ``(n, min_blocks[, max_cluster_blocks])``: the most threads per block
     a launch will use (PTX ``.maxntid``; a launch with more fails), the fewest blocks per

@@ -42,7 +42,8 @@ def cubin(kernel, cc):
     from .nvjitlink import Linker
 
     options = kernel.options
-    ptx = None if options.lto else kernel.get_ptx(cc)
+    lto = kernel.lto
+    ptx = None if lto else kernel.get_ptx(cc)
     target = _PTX_TARGET.search(ptx) if ptx else None
     arch = target.group(1) if target and target.group(1)[-1] in "af" else None
 
@@ -52,9 +53,9 @@ def cubin(kernel, cc):
         def arch(self):
             return arch or super().arch
 
-    linker = KernelLinker(cc, lto=options.lto, max_registers=options.max_registers,
+    linker = KernelLinker(cc, lto=lto, max_registers=options.max_registers,
                           debug=bool(options.debug), lineinfo=bool(options.lineinfo))
-    if options.lto:
+    if lto:
         linker.add(LTOIR(kernel.get_ltoir(cc), name=f"{kernel.entry_name}.ltoir"))
     else:
         linker.add_ptx(ptx, f"{kernel.entry_name}.ptx")

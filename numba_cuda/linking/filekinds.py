@@ -47,7 +47,8 @@ def kind_from_extension(name):
     return EXTENSIONS.get(os.path.splitext(str(name))[1].lower())
 
 
-def _binary_kind(data):
+def binary_kind(data):
+    """The kind that ``data``'s first bytes (magic number) say, or None."""
     head = bytes(data[:20])
     if head.startswith(_ELF):
         if len(head) >= 20:
@@ -71,7 +72,7 @@ def detect_kind(name, data):
     text is PTX or CUDA C++ by extension, or PTX when it has a ``.version``
     directive.
     """
-    kind = _binary_kind(data)
+    kind = binary_kind(data)
     if kind is not None:
         return kind
     by_ext = kind_from_extension(name)
@@ -97,7 +98,7 @@ def cubin_arch(data):
     SM number in the low byte of ``e_flags``; the newer one (OS/ABI 0x41, ABI version 8)
     in the second byte.  Raises ValueError for data that is not a cubin.
     """
-    if _binary_kind(data) != CUBIN or len(data) < 52:
+    if binary_kind(data) != CUBIN or len(data) < 52:
         raise ValueError("not a cubin (device ELF)")
     flags = int.from_bytes(bytes(data[48:52]), "little")
     sm = (flags >> 8) & 0xFF if data[8] >= 8 else flags & 0xFF

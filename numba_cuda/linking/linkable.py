@@ -160,3 +160,23 @@ def as_linkable(item):
         f"link= items are file paths or numba_cuda.linking code objects "
         f"(CUSource, PTXSource, Cubin, Fatbin, Object, Archive, LTOIR), not {type(item).__name__}"
     )
+
+
+def is_ltoir(item):
+    """Whether a ``link=`` item (path or LinkableCode) is LTO-IR, which only an ``lto=True`` link
+    takes: a code object by its kind, a file by its first bytes (as ``from_file`` classifies it),
+    or its extension where it has no magic.  A file that cannot be read is not (the link reports
+    it)."""
+    if isinstance(item, LinkableCode):
+        return item.kind == filekinds.LTOIR
+    if not isinstance(item, (str, os.PathLike)):
+        return False
+    try:
+        with open(os.fspath(item), "rb") as f:
+            head = f.read(20)
+    except OSError:
+        return False
+    kind = filekinds.binary_kind(head)
+    if kind is not None:
+        return kind == filekinds.LTOIR
+    return filekinds.kind_from_extension(item) == filekinds.LTOIR

@@ -129,7 +129,8 @@ class Linker:
             if ltoir:
                 raise LinkerError(
                     f"LTO-IR inputs ({', '.join(ltoir)}) can only be linked with lto=True; "
-                    "pass lto=True or link PTX/cubin instead."
+                    "pass lto=True (or leave lto unset: a kernel linking LTO-IR then uses LTO), "
+                    "or link PTX/cubin instead."
                 )
         return out
 

@@ -202,6 +202,71 @@ def test_load_path_refuses_an_nvjitlink_newer_than_the_driver(monkeypatch, addon
         _fake_load(monkeypatch, image, major - 1)
 
 
+# ---- lto not given: LTO exactly when a link input is LTO-IR ------------------------------------
+# (cuda.cooperative's and nvmath-python's device APIs link LTO-IR files without passing lto=,
+# which the reference accepts: its lto defaults to "when nvJitLink is there")
+@pytest.fixture
+def addone_ltoir(tmp_path):
+    path = tmp_path / "addone.ltoir"
+    path.write_bytes(compile_source(ADDONE_CU, (8, 0), output="ltoir", name="addone.cu").data)
+    return str(path)
+
+
+def test_a_kernel_linking_ltoir_uses_lto_when_lto_is_not_given(addone_ltoir, addone_cu):
+    kernel = _kernel(addone_ltoir).compile((int32[::1],))
+    assert kernel.lto is True
+    image = kernel.image((8, 0))
+    assert image.lto and image.ptx is None and image.ltoir
+    # a kernel linking no LTO-IR keeps the PTX path, and lto=False is kept as given
+    assert _kernel(addone_cu).compile((int32[::1],)).lto is False
+    assert _kernel(addone_ltoir, lto=False).compile((int32[::1],)).lto is False
+
+
+def test_ltoir_linked_without_lto_given_loads_through_nvjitlink(monkeypatch, addone_ltoir):
+    from numba_cuda.linking import nvjitlink_version
+
+    image = _kernel(addone_ltoir).compile((int32[::1],)).image((8, 0))
+    _loaded, fake = _fake_load(monkeypatch, image, nvjitlink_version()[0], cc=(8, 6))
+    (cubin,) = fake.loaded
+    assert cubin_arch(cubin) == (8, 6)
+
+
+def test_ltoir_with_lto_false_is_refused_naming_the_fix(monkeypatch, addone_ltoir):
+    from numba_cuda.linking import nvjitlink_version
+
+    image = _kernel(addone_ltoir, lto=False).compile((int32[::1],)).image((8, 0))
+    with pytest.raises(LinkerError, match=r"can only be linked with lto=True; pass lto=True "
+                                          r"\(or leave lto unset"):
+        _fake_load(monkeypatch, image, nvjitlink_version()[0])
+
+
+def test_ltoir_an_extension_links_while_lowering_makes_the_kernel_lto(addone_ltoir):
+    """nvmath-python's pattern: a lowering adds ``LTOIR`` code to the library being compiled."""
+    from numba import types
+    from numba.cuda.extending import intrinsic
+
+    with open(addone_ltoir, "rb") as f:
+        code = LTOIR(f.read(), name="addone.ltoir")
+    addone = cuda.declare_device("addone", int32(int32))
+
+    @intrinsic
+    def link_addone(typingctx):
+        def codegen(context, builder, sig, args):
+            context.active_code_library.add_linking_file(code)
+            return context.get_dummy_value()
+        return types.none(), codegen
+
+    @cuda.jit
+    def kernel(a):
+        link_addone()
+        a[0] = addone(a[0])
+
+    compiled = kernel.compile((int32[::1],))
+    assert compiled.lto is True
+    assert code in compiled.link_files
+    assert compiled.image((8, 0)).ltoir
+
+
 # ---- nvJitLink missing ------------------------------------------------------------------------
 def test_missing_nvjitlink_is_a_toolkit_error_naming_it(tmp_path):
     path = tmp_path / "addone.cu"
