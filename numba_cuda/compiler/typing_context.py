@@ -44,9 +44,9 @@ _REDUCTIONS_FAMILY = "numba_cuda.lang.numpy_reductions"
 #: templates, ~3.5 ms) wait for a kernel to name one of them, like the reductions.
 #: cffi's ``ffi.from_buffer`` waits for ``cffi`` itself (a kernel naming an ``ffi`` imported it).
 _BF16_CONVERSIONS_FAMILY = "numba_cuda.lang.bf16_conversions"
-#: The families of ``lang.STUB_TRIGGERED_FAMILIES`` (shared memory, barriers, atomics, warp
-#: functions, cooperative groups, cache hints, tensor cores ...: ~6 ms of a process's first
-#: compile) wait in the same way for a kernel to name one of their stubs.
+#: The families of ``lang.STUB_TRIGGERED_FAMILIES`` (barriers, atomics, warp functions,
+#: cooperative groups, cache hints, tensor cores ...: ~5 ms of a process's first compile) wait
+#: in the same way for a kernel to name one of their stubs.
 DEFERRED_FAMILIES = {"numba_cuda.lang.libdevice_calls": "numba_cuda.lang.libdevice_stubs",
                      _UFUNC_FAMILY: _UFUNC_FAMILY, _REDUCTIONS_FAMILY: _REDUCTIONS_FAMILY,
                      _BF16_CONVERSIONS_FAMILY: _BF16_CONVERSIONS_FAMILY,

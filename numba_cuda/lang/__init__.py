@@ -46,9 +46,10 @@ FAMILY_MODULES = (
 #: reaches them without typing one of those first (``tests/lang/test_stub_triggered_families.py``
 #: checks this against the registries).  Importing the module itself installs it too.  The
 #: rest of ``FAMILY_MODULES`` is installed with the contexts: it also registers operators, casts
-#: or builtins (``abs``, ``print``, ``math.*``) that any kernel may reach.
+#: or builtins (``abs``, ``print``, ``math.*``) that any kernel may reach, or defines a hook the
+#: contexts look for in the installed families (``memory.make_constant_array``: a global NumPy
+#: array read in a kernel).
 STUB_TRIGGERED_FAMILIES = {
-    "numba_cuda.lang.memory": ("shared", "local", "const"),
     "numba_cuda.lang.sync": ("syncthreads", "syncthreads_count", "syncthreads_and",
                              "syncthreads_or", "syncwarp", "threadfence", "threadfence_block",
                              "threadfence_system", "nanosleep"),

@@ -6,6 +6,7 @@ and in one that imported them all at start, and compares the PTX."""
 
 import importlib
 import json
+import re
 import types as pytypes
 
 import pytest
@@ -31,9 +32,6 @@ def test_every_family_is_listed_and_deferred():
 @pytest.mark.parametrize("family", FAMILIES)
 def test_registrations_are_keyed_by_the_trigger_stubs(family):
     module = importlib.import_module(family)
-    # (the CUDA data model manager runs these hooks once, when it is built: a deferred family
-    # imported later would miss it)
-    assert not hasattr(module, "register_data_models"), family
     triggers = {id(v) for v in typing_context.stub_trigger_values(family)}
     typing_registry, lowering_registry = module.typing_registry, module.lowering_registry
     registered = set()
@@ -65,6 +63,30 @@ def test_registrations_are_keyed_by_the_trigger_stubs(family):
             continue
         others = {id(v) for v, _ty in importlib.import_module(other).typing_registry.globals}
         assert not (named - registered) & others, f"{family}'s triggers include {other}'s stubs"
+
+
+def _context_hooks():
+    """The names the compiler's contexts look up in the installed family modules
+    (``getattr(module, "make_constant_array", None)`` ...), read from the compiler's sources."""
+    import pathlib
+
+    import numba_cuda.compiler
+
+    names = set()
+    for path in pathlib.Path(numba_cuda.compiler.__file__).parent.glob("*.py"):
+        names.update(re.findall(r'getattr\(module, "(\w+)"', path.read_text()))
+    return names
+
+
+def test_no_deferred_family_defines_a_context_hook():
+    """A hook is looked for in the families installed when it is needed (a global array read in
+    a kernel asks for ``make_constant_array``, the data model manager runs every
+    ``register_data_models`` once, when built): a deferred family's would be missed."""
+    hooks = _context_hooks()
+    assert {"make_constant_array", "register_data_models", "lower_value_stub"} <= hooks
+    for family in FAMILIES:
+        module = importlib.import_module(family)
+        assert not [name for name in hooks if hasattr(module, name)], family
 
 
 IMPORT_SIDE_EFFECTS = """
@@ -132,6 +154,9 @@ def memory(a):
     t[0] = c[i % 8]
     a[i] = s[31 - i] + t[0]
 
+def global_array(a):
+    a[0] = CONST[3]  # constant memory from a global array (memory's make_constant_array hook)
+
 def sync(a):
     cuda.syncthreads()
     n = cuda.syncthreads_count(a[0] > 0)
@@ -183,7 +208,7 @@ f32, i32, f16 = float32[::1], int32[::1], float16[::1]
 out = {"ptx": {}, "loaded": {}}
 cuda.compile_ptx(plain, void(f32, f32), cc=(8, 0))
 out["loaded"]["plain"] = loaded()
-for fn, sig in ((memory, (f32,)), (sync, (i32,)), (atomics, (f32, f16)),
+for fn, sig in ((global_array, (f32,)), (memory, (f32,)), (sync, (i32,)), (atomics, (f32, f16)),
                 (through_a_device_function, (i32,)), (bits, (f32,)), (warp, (f32,)),
                 (cg, (i32,)), (cache_hints, (f32,)), (wmma, (f16, f16, f32))):
     ptx, _ = cuda.compile_ptx(fn, void(*sig), cc=(8, 0))
@@ -207,7 +232,7 @@ def test_each_family_is_installed_when_a_kernel_names_it(run_python):
     assert deferred["loaded"]["plain"] == []
     assert eager_out["loaded"]["plain"] == FAMILIES
     short = {f.rsplit(".", 1)[1]: f for f in FAMILIES}
-    for kernel, family in (("memory", "memory"), ("sync", "sync"), ("atomics", "atomics"),
+    for kernel, family in (("sync", "sync"), ("atomics", "atomics"),
                            ("bits", "bits"), ("warp", "warp"), ("cg", "cg"),
                            ("cache_hints", "cache_hints"), ("wmma", "wmma")):
         assert short[family] in deferred["loaded"][kernel], (kernel, deferred["loaded"])
