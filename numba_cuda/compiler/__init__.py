@@ -38,6 +38,12 @@ _ENTRY_POINTS = ("compile", "compile_ptx", "declare_device", "compile_all")
 _DEVICE_ENTRY_POINTS = ("compile_for_current_device", "compile_ptx_for_current_device")
 
 
+#: NVIDIA's numba.cuda.compiler functions in their own form (nvmath-python compiles callbacks
+#: with them): name -> the function of ``api`` that is it (``compile_cuda`` with keyword options,
+#: not ``pipeline.compile_cuda``).
+_PEER_ENTRY_POINTS = {"compile_cuda": "peer_compile_cuda", "cabi_wrap_function": "cabi_wrap_function"}
+
+
 def __getattr__(name):
     if name in _ENTRY_POINTS:
         from . import api
@@ -47,6 +53,15 @@ def __getattr__(name):
         import numba_cuda
 
         return getattr(numba_cuda, name)
+    if name in _PEER_ENTRY_POINTS:
+        # (they compile when called: first the public face, which registers the target with
+        # Numba as the first cuda.compile does; the compiler never imports the dispatch layer)
+        import numba_cuda
+
+        numba_cuda.compile  # noqa: B018
+        from . import api
+
+        return getattr(api, _PEER_ENTRY_POINTS[name])
     if name == "ExternFunction":  # NVIDIA's name for the class of what declare_device returns
         from .external import ExternalDeviceFunction
 

@@ -228,3 +228,47 @@ def _host_only_type(ty):
         if found is not None:
             return found
     return None
+
+
+# ---- NVIDIA's numba.cuda.compiler entry points, in their form ------------------------------
+# (``numba.cuda.compiler.compile_cuda`` / ``cabi_wrap_function``: nvmath-python compiles its FFT
+# prolog and epilog callbacks with them, then ``numba.cuda.cudadrv.nvvm.compile_ir``.)
+
+
+def peer_compile_cuda(pyfunc, return_type, args, debug=False, lineinfo=False, forceinline=False,
+                      fastmath=False, nvvm_options=None, cc=None, max_registers=None, lto=False,
+                      abi="numba", abi_info=None):
+    """NVIDIA's ``compile_cuda``: the front end and lowering of ``pyfunc`` for ``return_type`` and
+    ``args``, giving Numba's ``CompileResult`` (``library``, ``fndesc``, ``target_context``,
+    ``signature`` ...) of a device function.  Of ``nvvm_options`` (Numba's keyword form) only
+    ``opt`` changes the generated code here; ``arch``, ``gen-lto`` and the rest are the
+    options of the libNVVM compile that follows (``numba.cuda.cudadrv.nvvm.compile_ir``), and
+    ``cc`` is that compile's too.  ``abi="c"``: use :func:`cabi_wrap_function` on the result (or
+    ``cuda.compile(..., abi="c")``)."""
+    if abi != "numba":
+        raise ValueError(f"compile_cuda compiles with abi='numba' (got {abi!r}); wrap the result "
+                         "with numba.cuda.compiler.cabi_wrap_function, or use "
+                         "cuda.compile(pyfunc, sig, abi='c')")
+    opt = (nvvm_options or {}).get("opt")
+    options = CompileOptions.from_user(debug=debug, lineinfo=lineinfo, fastmath=fastmath,
+                                       opt=None if opt is None else bool(opt),
+                                       inline=bool(forceinline), max_registers=max_registers,
+                                       lto=lto)
+    if getattr(pyfunc, "targetdescr", None) is cuda_target:  # a CUDADispatcher
+        pyfunc = pyfunc.py_func
+    with collection_pause.paused():
+        return compile_cuda(pyfunc, return_type, tuple(args), options)
+
+
+def cabi_wrap_function(context, lib, fndesc, wrapper_function_name, nvvm_options=None):
+    """NVIDIA's ``cabi_wrap_function``: a new code library linking ``lib`` that exports
+    ``wrapper_function_name``, a C-ABI function (``ret f(args)``) calling ``fndesc``'s
+    Numba-ABI one; its ``llvm_strs`` are what to compile with libNVVM.  ``nvvm_options`` in
+    Numba's keyword form: its ``opt`` is the library's (``get_ptx``/``get_ltoir``)."""
+    opt = (nvvm_options or {}).get("opt", 3)
+    library = context.codegen().create_library(f"{fndesc.qualname}.cabi",
+                                               nvvm_options=nvvm.option_strings({"opt": opt}))
+    library.add_linking_library(lib)
+    context.make_c_abi_wrapper(library, fndesc, wrapper_function_name)
+    library.finalize()
+    return library

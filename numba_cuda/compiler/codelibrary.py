@@ -306,6 +306,12 @@ class CUDACodeLibrary(CodeLibrary):
     def get_llvm_str(self):
         return "\n".join(text for _name, text in self.ir_modules())
 
+    @property
+    def llvm_strs(self):
+        """The NVVM IR text of each module to compile (NVIDIA's attribute; ``ir_modules`` without
+        the names)."""
+        return [text for _name, text in self.ir_modules()]
+
     def get_asm_str(self, cc=None):
         """PTX for compute capability ``cc`` (default: ``device_cc()``, else the lowest cc)."""
         return self.get_ptx(cc)

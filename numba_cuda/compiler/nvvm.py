@@ -139,6 +139,24 @@ def _references_libdevice(modules):
     return False
 
 
+def option_strings(options):
+    """libNVVM options from Numba's keyword form (``{"opt": 3, "gen-lto": None, "prec_div": 0}``):
+    ``-opt=3``, ``-gen-lto``, ``-prec-div=0`` -- underscores become dashes, None is the bare flag,
+    booleans are 1/0 -- and ``fastmath=True`` stands for ``-ftz=1 -fma=1 -prec-div=0
+    -prec-sqrt=0``, as in NVIDIA's numba-cuda."""
+    options = dict(options)
+    if options.pop("fastmath", False):
+        options.update({"ftz": True, "fma": True, "prec_div": False, "prec_sqrt": False})
+    strings = []
+    for key, value in options.items():
+        key = key.replace("_", "-")
+        if value is None:
+            strings.append(f"-{key}")
+        else:
+            strings.append(f"-{key}={int(value) if isinstance(value, bool) else value}")
+    return strings
+
+
 def compile_ir(modules, arch, options=(), *, libdevice=True, gen_lto=False):
     """Compile NVVM IR text modules for ``arch`` (e.g. ``"compute_90"``); return PTX text (str)
     or, with ``gen_lto=True``, LTO-IR (bytes).

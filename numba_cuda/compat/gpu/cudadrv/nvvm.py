@@ -17,6 +17,7 @@ from numba_cuda.compiler.nvvm import (  # noqa: F401
     version,
 )
 from numba_cuda.compiler.nvvm import compile_ir as _compile_ir
+from numba_cuda.compiler.nvvm import option_strings
 from numba_cuda.compiler.nvvmir import DATA_LAYOUT as _DATA_LAYOUT
 from numba_cuda.compiler.nvvmir import add_ir_version  # noqa: F401
 from numba_cuda.errors import NvvmError  # noqa: F401
@@ -52,24 +53,59 @@ def _default_arch():
 
 
 def compile_ir(llvmir, arch=None, options=None, **named_options):
-    """Compile NVVM IR and return the PTX as bytes.
+    """Compile NVVM IR and return the PTX (or, with ``gen-lto``, the LTO-IR) as bytes.
 
-    Numba's form: ``compile_ir(text_or_list_of_texts, arch="compute_75", opt=3, ...)`` (a
-    keyword option ``k=v`` becomes ``-k=v``; booleans become ``1``/``0``).  The compiler's
-    form, ``compile_ir([(name, text), ...], "compute_90", ["-opt=3"])``, returns what
-    the compiler returns (PTX text).
+    Numba's form: ``compile_ir(text_or_list_of_texts, arch="compute_75", opt=3, ...)``, keyword
+    options as NVIDIA's numba-cuda writes them (``k=v`` becomes ``-k=v`` with underscores as
+    dashes, booleans ``1``/``0``, ``None`` the bare flag: ``**{"gen-lto": None}`` asks for
+    LTO-IR; ``fastmath=True`` the four fast-math flags).  The compiler's form,
+    ``compile_ir([(name, text), ...], "compute_90", ["-opt=3"])``, returns what the compiler
+    returns (PTX text).
     """
     if not isinstance(llvmir, (str, bytes)) and llvmir and isinstance(llvmir[0], tuple):
         return _compile_ir(llvmir, arch or _default_arch(), options or ())
     texts = [llvmir] if isinstance(llvmir, (str, bytes)) else list(llvmir)
-    opts = list(options or ())
-    for key, value in named_options.items():
-        if isinstance(value, bool):
-            value = int(value)
-        opts.append(f"-{key}={value}")
+    opts = list(options or ()) + option_strings(named_options)
+    gen_lto = "-gen-lto" in opts
+    opts = [o for o in opts if o != "-gen-lto"]
     modules = [(f"module{i}", text) for i, text in enumerate(texts)]
-    ptx = _compile_ir(modules, arch or _default_arch(), opts)
-    return ptx.encode("utf-8") if isinstance(ptx, str) else ptx
+    code = _compile_ir(modules, arch or _default_arch(), opts, gen_lto=gen_lto)
+    return code.encode("utf-8") if isinstance(code, str) else code
+
+
+def find_closest_arch(cc):
+    """The highest compute capability at most ``cc`` (``(major, minor)``) that the installed
+    libNVVM compiles for (NVIDIA's ``find_closest_arch``); a ``cc`` below all of them is an
+    ``UnsupportedCCError`` listing them."""
+    from numba_cuda.compiler.capability import UnsupportedCCError
+
+    cc = tuple(cc[:2])
+    supported = [c[:2] for c in get_supported_ccs()]
+    below = [c for c in supported if c <= cc]
+    if not below:
+        raise UnsupportedCCError(
+            f"GPU compute capability {cc[0]}.{cc[1]} is not supported (the installed libNVVM "
+            f"compiles for {', '.join(f'{a}.{b}' for a, b in supported)})")
+    return max(below)
+
+
+def get_arch_option(major, minor, arch=""):
+    """``"compute_XY"`` (with ``arch``'s suffix, ``"a"``/``"f"``) for the closest compute
+    capability the installed libNVVM compiles for (NVIDIA's ``get_arch_option``; with
+    ``NUMBA_FORCE_CUDA_CC`` set, that one).  An architecture suffix needs an exact match."""
+    from numba_cuda.compiler.capability import forced_cc
+
+    forced = forced_cc()
+    if forced is not None:
+        major, minor = forced[:2]
+        arch = forced[2] if len(forced) > 2 else ""
+    else:
+        closest = find_closest_arch((major, minor))
+        if closest != (major, minor) and arch:
+            raise ValueError(f"compute_{major}{minor}{arch} is arch-specific, but the closest "
+                             f"compute capability libNVVM has is compute_{closest[0]}{closest[1]}")
+        major, minor = closest
+    return f"compute_{major}{minor}{arch}"
 
 
 #: The exception libNVVM failures raise here (NVIDIA's module names ``cuda.bindings``'
