@@ -47,7 +47,7 @@ _NUMBA_NO_NRT_RETURN = "Only accept returning of array passed into the function 
 
 #: the functions the NRT IR defines for Numba's lowering (``NRT_get_api`` is host-only)
 NRT_FUNCTIONS = (
-    "NRT_Allocate", "NRT_Free", "NRT_MemInfo_new", "NRT_MemInfo_alloc",
+    "NRT_Allocate", "NRT_Free", "NRT_MemInfo_init", "NRT_MemInfo_new", "NRT_MemInfo_alloc",
     "NRT_MemInfo_alloc_aligned", "NRT_MemInfo_alloc_safe", "NRT_MemInfo_alloc_safe_aligned",
     "NRT_MemInfo_alloc_dtor", "NRT_MemInfo_alloc_dtor_safe", "NRT_MemInfo_call_dtor",
     "NRT_MemInfo_new_varsize", "NRT_MemInfo_new_varsize_dtor", "NRT_MemInfo_varsize_alloc",
@@ -123,6 +123,15 @@ entry:
   %ext_slot = getelementptr %MemInfo, %MemInfo* %mi, i32 0, i32 5
   store i8* null, i8** %ext_slot, align 8
   call void @nrt_count(i64 {mi_alloc})
+  ret void
+}}
+
+; A meminfo in memory the caller allocated (cuDF's string UDFs place theirs so): refct 1.
+define void @NRT_MemInfo_init(i8* %raw, i8* %data, i64 %size, i8* %dtor, i8* %info) #0 {{
+entry:
+  %mi = bitcast i8* %raw to %MemInfo*
+  %dtor_fn = bitcast i8* %dtor to void (i8*, i64, i8*)*
+  call void @nrt_meminfo_init(%MemInfo* %mi, i8* %data, i64 %size, void (i8*, i64, i8*)* %dtor_fn, i8* %info)
   ret void
 }}
 

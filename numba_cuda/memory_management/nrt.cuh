@@ -25,6 +25,8 @@ typedef struct NRT_MemInfo {
 extern "C" {
 __device__ void *NRT_Allocate(size_t size);
 __device__ void NRT_Free(void *ptr);
+__device__ void NRT_MemInfo_init(NRT_MemInfo *mi, void *data, size_t size,
+                                 NRT_dtor_function dtor, void *dtor_info);
 __device__ NRT_MemInfo *NRT_MemInfo_new(void *data, size_t size, NRT_dtor_function dtor,
                                         void *dtor_info);
 __device__ NRT_MemInfo *NRT_MemInfo_alloc(size_t size);

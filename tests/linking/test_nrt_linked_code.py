@@ -53,3 +53,36 @@ def test_linked_code_calling_the_nrt(cc, nrt):
         assert "NRT_Allocate" not in kernel_ptx and compiled.nrt_global is None
         with pytest.raises(LinkerError, match="NRT_Allocate"):
             _runtime_link(kernel_ptx, cc, compiled.link_files)
+
+
+MEMINFO_INIT_CU = r'''
+#include <nrt.cuh>
+extern "C" __device__ int meminfo_in_place(int* result, int n)
+{
+    // a meminfo placed in memory of one's own, as cuDF's string UDFs do
+    NRT_MemInfo* mi = (NRT_MemInfo*)NRT_Allocate(sizeof(NRT_MemInfo) + n);
+    NRT_MemInfo_init(mi, (char*)mi + sizeof(NRT_MemInfo), n, 0, 0);
+    *result = (int)mi->refct + (int)mi->size;
+    NRT_decref(mi);
+    return 0;
+}
+'''
+
+
+def test_linked_code_initialising_a_meminfo_in_place(cc):
+    from numba.cuda.memory_management.nrt import get_include
+
+    source = MEMINFO_INIT_CU.replace("<nrt.cuh>", f"<{get_include()}/nrt.cuh>")
+    ptx, log = nvrtc_compile(source, "meminfo_init.cu", cc)
+    assert log == "" and b"NRT_MemInfo_init" in ptx.code
+    in_place = cuda.declare_device("meminfo_in_place", int32(int32),
+                                   link=[PTXSource(ptx.code, nrt=True)])
+
+    @cuda.jit
+    def kernel(a):
+        a[0] = in_place(a[0])
+
+    compiled = kernel.compile((int32[::1],))
+    kernel_ptx = compiled.get_ptx(cc)
+    assert re.search(r"\.visible \.func NRT_MemInfo_init\(", kernel_ptx)
+    assert cubin_arch(_runtime_link(kernel_ptx, cc, compiled.link_files)) == cc
