@@ -87,10 +87,12 @@ def normalize_launch_bounds(value):
         items = None
     if (not items or len(items) > 3
             or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in items)):
+        # (NVIDIA's numba-cuda says "Got N launch bounds: ..." of a tuple that is too long)
+        count = f"Got {len(items)} launch bounds: " if items and len(items) > 3 else ""
         raise ValueError(
-            f"launch_bounds must be an int (the most threads per block) or a tuple of 1 to 3 "
-            f"positive ints (max threads per block, min blocks per multiprocessor, max blocks "
-            f"per cluster), got {value!r}")
+            f"{count}launch_bounds must be an int (the most threads per block) or a tuple of 1 "
+            f"to 3 positive ints (max threads per block, min blocks per multiprocessor, max "
+            f"blocks per cluster), got {value!r}")
     return tuple(int(v) for v in items)
 
 

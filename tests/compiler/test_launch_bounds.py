@@ -113,3 +113,8 @@ def test_launches_over_the_bound_are_refused_on_the_gpu_target(monkeypatch):
             kernel[1, 33](d)
     finally:
         gen.close()
+
+
+def test_too_many_bounds_are_counted_as_nvidias_message_does():
+    with pytest.raises(ValueError, match=r"^Got 4 launch bounds: launch_bounds must be an int"):
+        cuda.jit(launch_bounds=(128, 2, 4, 8))(k)
