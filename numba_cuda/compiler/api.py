@@ -8,6 +8,8 @@ PTX is made the same way with or without a GPU.  ``NUMBA_FORCE_CUDA_CC`` overrid
 ``capability``).
 """
 
+import re
+
 from numba.core import sigutils, types
 
 from ..common import collection_pause
@@ -78,7 +80,8 @@ def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False
 
     ``output="ptx"`` gives PTX text; ``output="ltoir"`` gives LTO-IR bytes (libNVVM ``-gen-lto``).
     ``abi="c"`` (device functions only) exports a C-ABI function named ``abi_info["abi_name"]``
-    (default: the Python name); ``abi="numba"`` exports the Numba-ABI function
+    (default: the Python name, escaped where a symbol cannot hold it: see ``c_abi_name``);
+    ``abi="numba"`` exports the Numba-ABI function
     ``i32 f(ret*, args...)``.  ``forceinline=True`` inlines the function into its callers (and
     device functions it calls into it); ``launch_bounds`` (kernels) as ``cuda.jit``'s.
     """
@@ -115,6 +118,28 @@ def compile_all(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=F
     return codes, resty
 
 
+_C_SYMBOL = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*\Z")
+
+
+def c_abi_name(pyfunc, abi_info):
+    """The symbol of an ``abi="c"`` function: ``abi_info["abi_name"]`` (a ValueError unless a C
+    identifier: PTX takes no other), else the Python name with the characters a symbol cannot
+    hold escaped as Numba's mangler escapes them (``<lambda>`` -> ``_3clambda_3e``)."""
+    name = (abi_info or {}).get("abi_name")
+    if name is not None:
+        if not isinstance(name, str) or not _C_SYMBOL.match(name):
+            raise ValueError(f"abi_info['abi_name'] must be a C identifier (letters, digits, _ "
+                             f"and $, not starting with a digit), not {name!r}")
+        return name
+    name = pyfunc.__name__
+    if _C_SYMBOL.match(name):
+        return name
+    from numba.core.itanium_mangler import _escape_string
+
+    escaped = _escape_string(name)
+    return escaped if _C_SYMBOL.match(escaped) else f"_{escaped}"
+
+
 def compile_to_library(pyfunc, sig, options, device=True, abi="numba", abi_info=None):
     """Front end + lowering once: ``(CUDACodeLibrary, return_type)``, whose ``get_ptx(cc)`` /
     ``get_ltoir(cc)`` make code for any compute capability (each cached)."""
@@ -131,7 +156,7 @@ def compile_to_library(pyfunc, sig, options, device=True, abi="numba", abi_info=
                                                      nvvm_options=options.nvvm_options())
         library.add_linking_library(cres.library)
         if abi == "c":
-            abi_name = (abi_info or {}).get("abi_name", pyfunc.__name__)
+            abi_name = c_abi_name(pyfunc, abi_info)
             targetctx.make_c_abi_wrapper(library, cres.fndesc, abi_name)
         else:
             library.exported_names.add(cres.fndesc.llvm_func_name)

@@ -47,6 +47,17 @@ def test_compile_c_abi_uses_the_requested_name(cuda):
     assert re.search(r"\.visible \.func\s+\(\.param \.b32 func_retval0\)\s+my_add\(", ptx)
 
 
+def test_c_abi_name_of_a_lambda_is_escaped_and_a_bad_one_refused(cuda):
+    # (the Python name "<lambda>" is no symbol: libNVVM said "Symbol name with unsupported
+    # characters"; it is escaped as Numba's mangler escapes names)
+    ptx, _ = cuda.compile_ptx(lambda x: x, int32(int32), device=True, abi="c", cc=CC)
+    assert re.search(r"\.visible \.func\s+\(\.param \.b32 func_retval0\)\s+_3clambda_3e\(", ptx)
+    assert "NumbaEnv" not in ptx
+    with pytest.raises(ValueError, match=r"abi_name'\] must be a C identifier.*'my add'"):
+        cuda.compile(add, float32(float32, float32), device=True, abi="c",
+                     abi_info={"abi_name": "my add"}, cc=CC)
+
+
 def test_compile_rejects_c_abi_for_kernels_and_bad_output(cuda):
     with pytest.raises(ValueError, match="abi='c'"):
         cuda.compile(axpy, AXPY_SIG, device=False, abi="c")
