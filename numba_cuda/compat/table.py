@@ -111,7 +111,7 @@ ADDED_NAMES = {
     "numba.core.callconv": ("numba_cuda.compiler.callconv", ("CUDACallConv", "CUDACABICallConv")),
     # NVIDIA's nvrtc module holds its arch helpers (nvmath-python looks for them there first)
     "numba_cuda.linking.nvrtc": ("numba_cuda.compat.gpu.cudadrv.nvvm",
-                                 ("get_arch_option", "find_closest_arch")),
+                                 ("get_arch_option", "find_closest_arch", "_get_nvrtc_version")),
 }
 
 

@@ -84,3 +84,13 @@ def test_compile_cuda_refuses_the_c_abi_naming_the_wrapper():
 
     with pytest.raises(ValueError, match="cabi_wrap_function"):
         compiler.compile_cuda(lambda x: x, types.int32, (types.int32,), abi="c")
+
+
+def test_nvrtc_module_has_nvidias_version_and_arch_helpers():
+    from numba.cuda.cudadrv import nvrtc
+
+    from numba_cuda.linking.nvrtc import nvrtc_version
+
+    assert nvrtc._get_nvrtc_version() == tuple(nvrtc_version())
+    assert nvrtc.get_arch_option(9, 0, "a") == "compute_90a"
+    assert nvrtc.find_closest_arch((9, 0)) == (9, 0)

@@ -73,6 +73,14 @@ def compile_ir(llvmir, arch=None, options=None, **named_options):
     return code.encode("utf-8") if isinstance(code, str) else code
 
 
+def _get_nvrtc_version():
+    """NVRTC's ``(major, minor)`` (NVIDIA's private name in its nvrtc module, which its tests
+    read): :func:`numba_cuda.linking.nvrtc.nvrtc_version`."""
+    from numba_cuda.linking.nvrtc import nvrtc_version
+
+    return tuple(nvrtc_version())
+
+
 def find_closest_arch(cc):
     """The highest compute capability at most ``cc`` (``(major, minor)``) that the installed
     libNVVM compiles for (NVIDIA's ``find_closest_arch``); a ``cc`` below all of them is an
