@@ -164,9 +164,8 @@ def as_linkable(item):
 
 def is_ltoir(item):
     """Whether a ``link=`` item (path or LinkableCode) is LTO-IR, which only an ``lto=True`` link
-    takes: a code object by its kind, a file by its first bytes (as ``from_file`` classifies it),
-    or its extension where it has no magic.  A file that cannot be read is not (the link reports
-    it)."""
+    takes: a code object by its kind, a file by its magic number (``from_file`` classifies
+    LTO-IR by nothing else).  A file that cannot be read is not (the link reports it)."""
     if isinstance(item, LinkableCode):
         return item.kind == filekinds.LTOIR
     if not isinstance(item, (str, os.PathLike)):
@@ -176,7 +175,4 @@ def is_ltoir(item):
             head = f.read(20)
     except OSError:
         return False
-    kind = filekinds.binary_kind(head)
-    if kind is not None:
-        return kind == filekinds.LTOIR
-    return filekinds.kind_from_extension(item) == filekinds.LTOIR
+    return filekinds.binary_kind(head) == filekinds.LTOIR
