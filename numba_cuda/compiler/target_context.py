@@ -486,19 +486,19 @@ class CUDATargetContext(BaseContext):
         """A NUL-terminated UTF-8 copy of ``string`` in constant memory, as a generic ``i8*``
         (NVIDIA's target context method; cuDF's string UDFs lower literals with it): one internal
         global per string and module."""
+        from ..lang.memory import ADDRSPACE_CONSTANT, generic_pointer
+
         data = string.encode("utf-8") + b"\0"
         module = builder.module
         name = f"__conststring__.{hashlib.sha1(data).hexdigest()}"
         gv = module.globals.get(name)
         if gv is None:
             array_type = ir.ArrayType(ir.IntType(8), len(data))
-            gv = ir.GlobalVariable(module, array_type, name, addrspace=_ADDRSPACE_CONSTANT)
+            gv = ir.GlobalVariable(module, array_type, name, addrspace=ADDRSPACE_CONSTANT)
             gv.linkage = "internal"
             gv.global_constant = True
             gv.initializer = ir.Constant(array_type, bytearray(data))
-        char = ir.IntType(8)
-        pointer = builder.bitcast(gv, char.as_pointer(_ADDRSPACE_CONSTANT))
-        return builder.addrspacecast(pointer, char.as_pointer())
+        return generic_pointer(builder, gv, ir.IntType(8))
 
     def make_constant_array(self, builder, typ, ary):
         """Global NumPy arrays used in kernels: delegated to the memory family's
@@ -682,9 +682,6 @@ class CUDATargetContext(BaseContext):
         library.add_ir_module(module, owned=True)
         library.exported_names.add(abi_name)
 
-
-#: NVVM's constant address space
-_ADDRSPACE_CONSTANT = 4
 
 _DATA_MODEL_MANAGER = None
 _ValueStub = None  # lang.stubs.ValueStub, imported on first use
