@@ -23,16 +23,14 @@ from numba.core.typing.npydecl import parse_dtype
 from numba.core.typing.templates import CallableTemplate, Registry as TypingRegistry
 
 from . import stubs
+# NVVM's address spaces, defined once (in ``intrinsics``); also this family's names for them
+from .intrinsics import (  # noqa: F401
+    ADDRSPACE_CONSTANT, ADDRSPACE_GENERIC, ADDRSPACE_GLOBAL, ADDRSPACE_SHARED)
 
 typing_registry = TypingRegistry()
 lowering_registry = LoweringRegistry("numba_cuda.lang.memory")
 lower = lowering_registry.lower
 
-#: NVVM address spaces.
-ADDRSPACE_GENERIC = 0
-ADDRSPACE_GLOBAL = 1
-ADDRSPACE_SHARED = 3
-ADDRSPACE_CONSTANT = 4
 
 #: Name of the one external, zero-length shared array behind every dynamic shared array.
 DYNAMIC_SHARED_SYMBOL = "_numba_cuda_dynamic_shared"

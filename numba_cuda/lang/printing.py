@@ -24,11 +24,13 @@ from numba.core import cgutils, errors, types
 from numba.core.imputils import Registry as LoweringRegistry
 from numba.core.typing.templates import Registry as TypingRegistry
 
+from .intrinsics import ADDRSPACE_CONSTANT
+from .memory import generic_pointer
+
 typing_registry = TypingRegistry()  # print() is typed by Numba's builtins
 lowering_registry = LoweringRegistry("numba_cuda.lang.printing")
 lower = lowering_registry.lower
 
-ADDRSPACE_CONSTANT = 4
 _i8 = ir.IntType(8)
 _i32 = ir.IntType(32)
 _i64 = ir.IntType(64)
@@ -47,8 +49,7 @@ def _constant_string(module, text, name):
 
 
 def _generic_char_pointer(builder, gv):
-    ptr = builder.bitcast(gv, _i8.as_pointer(ADDRSPACE_CONSTANT))
-    return builder.addrspacecast(ptr, _char_ptr)
+    return generic_pointer(builder, gv, _i8)
 
 
 def vprintf(builder):
