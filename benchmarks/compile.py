@@ -27,6 +27,11 @@ instead.  Measured in fresh processes, for each side:
 * ``ptxas -v -arch=sm_90`` registers and spill bytes per kernel (the same ptxas for both);
 * with ``--threads N``: the common corpus entries compiled by a pool of N threads, next to the
   same entries serially (each side; the first compile of the process excluded).
+* with ``--first-breakdown``: where the first compile of a process goes, each side: the modules
+  it imports, imported in a fresh process before compiling, timed by group (the standard
+  library's, Numba's and llvmlite's, cuda-bindings' and cuda-pathfinder's, the package's own,
+  in that order), then the same first compile with nothing left to import, and a second kernel
+  of the same shape after it.
 
 The two compile times are also taken as CPU time (``time.process_time``: every thread of the
 process), which a machine busy with other work disturbs less than wall time; the targets are
@@ -227,6 +232,128 @@ else:
         compile_one(e)
 print(time.perf_counter() - t0)
 """
+
+# The first compile of a process: the modules it imports (printed as JSON).
+FIRST_MODULES_SNIPPET = """
+import json, sys
+from numba import cuda, float32, void
+
+def add_one(a, b):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] = b[i] + 1
+
+before = set(sys.modules)
+cuda.compile_ptx(add_one, void(float32[::1], float32[::1]), cc=(9, 0))
+# (not the modules made without an import, such as Cython's shared ``_cython_3_x``: no spec)
+print(json.dumps([m for m, module in list(sys.modules.items())
+                  if m not in before and getattr(module, "__spec__", None) is not None]))
+"""
+
+# In a fresh process, the modules a first compile imports (argv[1]: JSON lists, one per group,
+# in the order imported here: what a group imports from the groups before it is already
+# there), each group timed; then the same first compile with nothing left to import, and a
+# second kernel of the same shape.
+FIRST_AFTER_IMPORTS_SNIPPET = """
+import json, sys, time
+from numba import cuda, float32, void
+
+groups, failed = [], 0
+for names in json.loads(sys.argv[1]):
+    t0 = time.perf_counter()
+    for name in names:
+        try:
+            __import__(name)
+        except Exception:
+            failed += 1
+    groups.append(time.perf_counter() - t0)
+
+def add_one(a, b):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] = b[i] + 1
+
+def add_two(a, b):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] = b[i] + 2
+
+sig = void(float32[::1], float32[::1])
+t0 = time.perf_counter()
+cuda.compile_ptx(add_one, sig, cc=(9, 0))
+t1 = time.perf_counter()
+cuda.compile_ptx(add_two, sig, cc=(9, 0))
+t2 = time.perf_counter()
+print(json.dumps({"groups": groups, "first": t1 - t0, "second": t2 - t1, "failed": failed}))
+"""
+
+#: The groups of the first-compile breakdown's imports, by a module's first name component, in
+#: the order they are imported (each group's own dependencies come from the groups before it).
+IMPORT_GROUPS = (("the standard library and others", None),
+                 ("Numba's and llvmlite's", ("numba", "llvmlite")),
+                 ("cuda-bindings' and cuda-pathfinder's", ("cuda",)),
+                 ("the package's own", ("numba_cuda", "_numba_cuda_redirector")))
+
+
+def import_group(module):
+    """The index in IMPORT_GROUPS of ``module``'s group."""
+    top = module.split(".", 1)[0]
+    for index, (_label, tops) in enumerate(IMPORT_GROUPS):
+        if tops is not None and top in tops:
+            return index
+    return 0
+
+
+def grouped(modules):
+    """``modules`` (in import order) split by IMPORT_GROUPS, each list in the order given."""
+    out = [[] for _ in IMPORT_GROUPS]
+    for module in modules:
+        out[import_group(module)].append(module)
+    return out
+
+
+def first_breakdown(pythons, repeat):
+    """Medians over ``repeat`` rounds (sides interleaved) of FIRST_AFTER_IMPORTS_SNIPPET, given
+    the modules FIRST_MODULES_SNIPPET saw a first compile import: ``{side: {...}}``."""
+    runs = {side: [] for side in pythons}
+    counts = {}
+    for index in range(repeat):
+        for side, python in _alternating(pythons, index):
+            groups = grouped(json.loads(run(python, FIRST_MODULES_SNIPPET)))
+            counts[side] = [len(g) for g in groups]
+            runs[side].append(json.loads(run(python, FIRST_AFTER_IMPORTS_SNIPPET,
+                                             json.dumps(groups))))
+    out = {}
+    for side, got in runs.items():
+        out[side] = {
+            "imports": {label: (counts[side][i], statistics.median(r["groups"][i] for r in got))
+                        for i, (label, _tops) in enumerate(IMPORT_GROUPS)},
+            "first": statistics.median(r["first"] for r in got),
+            "second": statistics.median(r["second"] for r in got),
+            "failed": max(r["failed"] for r in got),
+        }
+    return out
+
+
+def print_first_breakdown(got, first_compile):
+    ours, ref = got["ours"], got["reference"]
+    print(f"\nthe first compile_ptx, where it goes (medians){'ours':>24}{'ref':>9}{'ratio':>8}")
+    print(f"  {'first compile_ptx (above)':<64}{first_compile['ours']:>8.3f}"
+          f"{first_compile['reference']:>9.3f}")
+    for label in ours["imports"]:
+        (n_o, t_o), (n_r, t_r) = ours["imports"][label], ref["imports"][label]
+        row = f"imports: {label} ({n_o:.0f} / {n_r:.0f} modules)"
+        print(f"  {row:<64}{t_o:>8.3f}{t_r:>9.3f}{ratio(t_o, t_r):>8}")
+    for key, label in (("first", "compiling it once nothing is left to import"),
+                       ("second", "the next kernel of the same shape")):
+        print(f"  {label:<64}{ours[key]:>8.3f}{ref[key]:>9.3f}{ratio(ours[key], ref[key]):>8}")
+    print("  (the imports timed in a fresh process, group by group in this order, before the "
+          "compile: in the first compile itself some overlap libNVVM's set-up thread)")
+    for side in got:
+        if got[side]["failed"]:
+            print(f"  ({side}: {got[side]['failed']} of the recorded modules failed to import "
+                  "on their own)")
+
 
 CORPUS_SNIPPET = CORPUS_SNIPPET.replace("# <LOAD_CORPUS>\n", LOAD_CORPUS.lstrip("\n"))
 THREADS_SNIPPET = THREADS_SNIPPET.replace("# <LOAD_CORPUS>\n", LOAD_CORPUS.lstrip("\n"))
@@ -479,6 +606,9 @@ def main(argv=None):
                              "threads (each side), next to the same entries serially")
     parser.add_argument("--check", action="store_true",
                         help="exit with status 1 when a compile-time target is not met")
+    parser.add_argument("--first-breakdown", action="store_true",
+                        help="also show where the first compile of a process goes (imports by "
+                             "package, the compile with nothing left to import, the next kernel)")
     parser.add_argument("--breakdown", action="store_true",
                         help="also time the phases of the corpus compile (front end, lowering, "
                              "libNVVM) and `import numba` alone, for both")
@@ -579,6 +709,11 @@ def main(argv=None):
                                          args.repeat)
         results["breakdown"]["reference"]["from_numba_import_cuda"] = ref["import"]
         print_breakdown(results["breakdown"]["ours"], results["breakdown"]["reference"], len(both))
+    if args.first_breakdown:
+        got = first_breakdown({"ours": args.ours, "reference": ref_python}, args.repeat)
+        results["first_breakdown"] = got
+        print_first_breakdown(got, {"ours": ours["first_compile"],
+                                    "reference": ref["first_compile"]})
     if args.json:
         pathlib.Path(args.json).write_text(json.dumps(results, indent=1, default=str))
     if args.check and not all(t["met"] for t in targets):
