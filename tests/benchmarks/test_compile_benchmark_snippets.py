@@ -55,13 +55,13 @@ def test_first_breakdown_groups_modules_in_import_order():
     assert labels[-1] == "the package's own"
     groups = bench.grouped(["subprocess", "numba.core.typing.arraydecl", "numba_cuda.compiler.api",
                             "cuda.pathfinder", "llvmlite.binding", "_numba_cuda_redirector",
-                            "numba_cuda.lang.fp16"])
+                            "numba_cuda.lang.fp16", "numba.cuda.cudadrv.nvvm"])
     assert dict(zip(labels, groups)) == {
         "the standard library and others": ["subprocess"],
         "Numba's and llvmlite's": ["numba.core.typing.arraydecl", "llvmlite.binding"],
         "cuda-bindings' and cuda-pathfinder's": ["cuda.pathfinder"],
         "the package's own": ["numba_cuda.compiler.api", "_numba_cuda_redirector",
-                              "numba_cuda.lang.fp16"]}
+                              "numba_cuda.lang.fp16", "numba.cuda.cudadrv.nvvm"]}
 
 
 def test_first_breakdown_of_this_package(capsys):
