@@ -73,9 +73,13 @@ class CompiledKernel:
         #: link-time optimisation: ``lto=`` when given, else whether some link input is LTO-IR
         #: (``link=``, or added by an extension's lowering): nvJitLink links those only with it
         if options.lto is None:
-            from ..linking.linkable import is_ltoir
+            link_files = self.link_files
+            if link_files:  # (the linking package is imported only for kernels that link)
+                from ..linking.linkable import is_ltoir
 
-            self.lto = any(is_ltoir(item) for item in self.link_files)
+                self.lto = any(is_ltoir(item) for item in link_files)
+            else:
+                self.lto = False
         else:
             self.lto = bool(options.lto)
         self._images = {}

@@ -97,3 +97,28 @@ except ToolkitError as exc:
     report(error="ToolkitError", nvvm="libNVVM" in str(exc))
 """)
     assert out == {"error": "ToolkitError", "nvvm": True, "threads": 1}
+
+
+def test_a_kernel_that_links_nothing_imports_no_linking_module(run_python, tmp_path):
+    # the linking package (nvJitLink, NVRTC, file kinds: ~1.5 ms) is imported on the first
+    # compile only for a kernel with something to link, where it decides whether to use LTO
+    source = tmp_path / "one.cu"
+    source.write_text('extern "C" __device__ int one(int *out) { *out = 1; return 0; }\n')
+    out = _run(run_python, f"""
+import sys
+ptx, _ = cuda.compile_ptx(ok, void(int64[::1]), cc=(8, 0))
+before = sorted(m for m in sys.modules if m.startswith("numba_cuda.linking"))
+from numba_cuda.compiler.kernel import CompiledKernel
+from numba_cuda.compiler.pipeline import CompileOptions, compile_cuda
+one = cuda.declare_device("one", "int32()", link={str(source)!r})
+
+def calls(a):
+    a[0] = one()
+
+cres = compile_cuda(calls, None, (int64[::1],), CompileOptions.from_user())
+kernel = CompiledKernel(cres, CompileOptions.from_user())
+report(before=before, linked="numba_cuda.linking" in sys.modules, lto=kernel.lto,
+       files=len(kernel.link_files))
+""")
+    assert out["before"] == []
+    assert out["linked"] is True and out["files"] == 1 and out["lto"] is False
