@@ -354,8 +354,7 @@ def print_first_breakdown(got, first_compile):
                        ("second", "the next kernel of the same shape")):
         print(f"  {label:<64}{ours[key]:>8.3f}{ref[key]:>9.3f}{ratio(ours[key], ref[key]):>8}")
     print("  (the imports timed in a fresh process, group by group in this order, with the "
-          "collector off, before the compile; in the first compile itself some overlap "
-          "libNVVM's set-up thread)")
+          "collector off, before the compile)")
     for side in got:
         if got[side]["failed"]:
             print(f"  ({side}: {got[side]['failed']} of the recorded modules failed to import "

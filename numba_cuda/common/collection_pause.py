@@ -9,7 +9,7 @@ collector off for the outermost compile and back on when it ends (also when it f
 garbage a compile leaves is collected once, by the next collection after it.
 
 The compiler's entry points (``numba_cuda.compiler.api``) pause it for the whole call -- the kernel wrapper and, on a
-process's first compile, the libNVVM set-up thread's imports too -- and ``compile_cuda`` for
+process's first compile, the libNVVM set-up's imports too -- and ``compile_cuda`` for
 every pipeline run (the dispatcher's compiles); the package's lazy attributes (``cuda.x``,
 ``numba_cuda.__getattr__``) pause it while they import the layer behind them.
 

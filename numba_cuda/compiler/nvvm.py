@@ -31,8 +31,8 @@ _bindings_lock = threading.Lock()
 def bindings():
     """The ``cuda.bindings.nvvm`` module, bound to the libNVVM that toolkit discovery chose.
 
-    Loaded once per process; a thread that asks while another one is loading waits for it
-    (see ``prepare_in_background``).  A failure is not remembered: the next call raises again."""
+    Loaded once per process; a thread that asks while another one is loading waits for it.
+    A failure is not remembered: the next call raises again."""
     global _bindings
     nvvm = _bindings
     if nvvm is None:
@@ -87,31 +87,6 @@ def libdevice_bitcode():
     except OSError as exc:
         raise ToolkitError(f"libdevice could not be read from {path}: {exc}").with_cause(
             exc) from None
-
-
-class BackgroundPreparation:
-    """Loads libNVVM (toolkit discovery, ``dlopen``, the ``cuda.bindings`` import, version
-    queries) and runs ``work`` on a helper thread, so that this per-process
-    start-up overlaps the Numba front end running on the caller's thread.  Errors are not
-    raised there: the caller repeats the same (then cached) calls after ``join()`` and gets
-    them on its own thread."""
-
-    def __init__(self, work=None):
-        self._work = work
-        self._thread = threading.Thread(target=self._run, name="numba-cuda-nvvm-setup")
-        self._thread.start()
-
-    def _run(self):
-        try:
-            bindings()
-            ir_version()
-            if self._work is not None:
-                self._work()
-        except BaseException:  # noqa: BLE001 - repeated (and raised) on the caller's thread
-            pass
-
-    def join(self):
-        self._thread.join()
 
 
 def is_loaded():

@@ -90,7 +90,7 @@ def test_cuda_jit_kernels_compile_with_the_collector_off(cuda):
 def test_collector_off_while_the_kernel_wrapper_is_built(cuda, monkeypatch):
     """The pause covers the whole compile call (api._compile_library), not only the Numba
     pipeline: building the kernel wrapper allocates as much, and on a first compile the
-    libNVVM set-up thread's imports run then."""
+    libNVVM set-up's imports run then."""
     from numba_cuda.compiler.target import cuda_target
 
     targetctx = cuda_target.target_context

@@ -1,7 +1,7 @@
-"""The first compile of a process loads libNVVM on a helper thread while the front end runs
-(compiler.nvvm.BackgroundPreparation): results and errors must be those of the sequential order
-(cc and NVVM checked first).  Each case runs in a fresh interpreter, where it is the first
-compile."""
+"""The first compile of a process loads libNVVM and checks the cc before the front end runs, on
+the caller's thread (a helper thread running it beside the front end was slower: both hold the
+GIL): a bad cc or a missing libNVVM is the error even for a function the front end refuses, and
+no thread is started.  Each case runs in a fresh interpreter, where it is the first compile."""
 
 import json
 
@@ -17,8 +17,18 @@ def ok(a):
 def untyped(a):
     a[0] = undefined_name
 
+started = []
+_start = threading.Thread.start
+
+def _counting_start(self):
+    started.append(self.name)
+    return _start(self)
+
+threading.Thread.start = _counting_start
+
 def report(**kw):
     kw["threads"] = threading.active_count()
+    kw["started"] = started
     print(json.dumps(kw))
 """
 
@@ -34,7 +44,7 @@ def test_first_compile_gives_ptx_and_leaves_no_thread(run_python):
 ptx, _ = cuda.compile_ptx(ok, void(int64[::1]), cc=(8, 0))
 report(target=".target sm_80" in ptx, entry=".entry" in ptx)
 """)
-    assert out == {"target": True, "entry": True, "threads": 1}
+    assert out == {"target": True, "entry": True, "threads": 1, "started": []}
 
 
 def test_first_compile_default_cc(run_python):
@@ -44,7 +54,7 @@ ptx, _ = cuda.compile_ptx(ok, void(int64[::1]))
 cc = capability.lowest_supported_cc()
 report(ok=f".target sm_{cc[0]}{cc[1]}" in ptx)
 """)
-    assert out == {"ok": True, "threads": 1}
+    assert out == {"ok": True, "threads": 1, "started": []}
 
 
 @pytest.mark.parametrize("fn", ["ok", "untyped"])
@@ -59,7 +69,7 @@ except UnsupportedCCError as exc:
 """)
     assert out["error"] == "UnsupportedCCError"
     assert "9.9 is not supported" in out["text"]
-    assert out["threads"] == 1
+    assert out["threads"] == 1 and out["started"] == []
 
 
 def test_malformed_cc_fails_before_compiling(run_python):
@@ -83,7 +93,7 @@ try:
 except TypingError as exc:
     report(error="TypingError", named="undefined_name" in str(exc))
 """)
-    assert out == {"error": "TypingError", "named": True, "threads": 1}
+    assert out == {"error": "TypingError", "named": True, "threads": 1, "started": []}
 
 
 def test_missing_nvvm_wins_over_front_end_errors(run_python):
@@ -96,7 +106,7 @@ try:
 except ToolkitError as exc:
     report(error="ToolkitError", nvvm="libNVVM" in str(exc))
 """)
-    assert out == {"error": "ToolkitError", "nvvm": True, "threads": 1}
+    assert out == {"error": "ToolkitError", "nvvm": True, "threads": 1, "started": []}
 
 
 def test_a_kernel_that_links_nothing_imports_no_linking_module(run_python, tmp_path):
