@@ -81,14 +81,19 @@ from numba import cuda
 print(time.perf_counter() - t0)
 """
 
-FIRST_COMPILE_SNIPPET = """
-import time
-from numba import cuda, float32, void
-
+# The small kernel of every first-compile snippet (``# <FIRST_KERNEL>`` in them).
+FIRST_KERNEL = """
 def add_one(a, b):
     i = cuda.grid(1)
     if i < a.size:
         a[i] = b[i] + 1
+"""
+
+FIRST_COMPILE_SNIPPET = """
+import time
+from numba import cuda, float32, void
+
+# <FIRST_KERNEL>
 
 t0, c0 = time.perf_counter(), time.process_time()
 cuda.compile_ptx(add_one, void(float32[::1], float32[::1]), cc=(9, 0))
@@ -240,10 +245,7 @@ FIRST_MODULES_SNIPPET = """
 import json, sys
 from numba import cuda, float32, void
 
-def add_one(a, b):
-    i = cuda.grid(1)
-    if i < a.size:
-        a[i] = b[i] + 1
+# <FIRST_KERNEL>
 
 before = set(sys.modules)
 cuda.compile_ptx(add_one, void(float32[::1], float32[::1]), cc=(9, 0))
@@ -272,10 +274,7 @@ for names in json.loads(sys.argv[1]):
     groups.append(time.perf_counter() - t0)
 gc.enable()
 
-def add_one(a, b):
-    i = cuda.grid(1)
-    if i < a.size:
-        a[i] = b[i] + 1
+# <FIRST_KERNEL>
 
 def add_two(a, b):
     i = cuda.grid(1)
@@ -323,17 +322,18 @@ def first_breakdown(pythons, repeat):
     """Medians over ``repeat`` rounds (sides interleaved) of FIRST_AFTER_IMPORTS_SNIPPET, given
     the modules FIRST_MODULES_SNIPPET saw a first compile import: ``{side: {...}}``."""
     runs = {side: [] for side in pythons}
-    counts = {}
+    # what a first compile imports does not change from one process to the next
+    groups = {side: grouped(json.loads(run(python, FIRST_MODULES_SNIPPET)))
+              for side, python in pythons.items()}
     for index in range(repeat):
         for side, python in _alternating(pythons, index):
-            groups = grouped(json.loads(run(python, FIRST_MODULES_SNIPPET)))
-            counts[side] = [len(g) for g in groups]
             runs[side].append(json.loads(run(python, FIRST_AFTER_IMPORTS_SNIPPET,
-                                             json.dumps(groups))))
+                                             json.dumps(groups[side]))))
     out = {}
     for side, got in runs.items():
         out[side] = {
-            "imports": {label: (counts[side][i], statistics.median(r["groups"][i] for r in got))
+            "imports": {label: (len(groups[side][i]),
+                                statistics.median(r["groups"][i] for r in got))
                         for i, (label, _tops) in enumerate(IMPORT_GROUPS)},
             "first": statistics.median(r["first"] for r in got),
             "second": statistics.median(r["second"] for r in got),
@@ -363,6 +363,9 @@ def print_first_breakdown(got, first_compile):
                   "on their own)")
 
 
+FIRST_COMPILE_SNIPPET, FIRST_MODULES_SNIPPET, FIRST_AFTER_IMPORTS_SNIPPET = (
+    snippet.replace("# <FIRST_KERNEL>\n", FIRST_KERNEL.lstrip("\n"))
+    for snippet in (FIRST_COMPILE_SNIPPET, FIRST_MODULES_SNIPPET, FIRST_AFTER_IMPORTS_SNIPPET))
 CORPUS_SNIPPET = CORPUS_SNIPPET.replace("# <LOAD_CORPUS>\n", LOAD_CORPUS.lstrip("\n"))
 THREADS_SNIPPET = THREADS_SNIPPET.replace("# <LOAD_CORPUS>\n", LOAD_CORPUS.lstrip("\n"))
 BREAKDOWN_SNIPPET = BREAKDOWN_SNIPPET.replace("# <LOAD_CORPUS>\n", LOAD_CORPUS.lstrip("\n"))
