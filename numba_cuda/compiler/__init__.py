@@ -41,7 +41,9 @@ _DEVICE_ENTRY_POINTS = ("compile_for_current_device", "compile_ptx_for_current_d
 #: NVIDIA's numba.cuda.compiler functions in their own form (nvmath-python compiles callbacks
 #: with them): name -> the function of ``api`` that is it (``compile_cuda`` with keyword options,
 #: not ``pipeline.compile_cuda``).
-_PEER_ENTRY_POINTS = {"compile_cuda": "peer_compile_cuda", "cabi_wrap_function": "cabi_wrap_function"}
+_PEER_ENTRY_POINTS = {"compile_cuda": "peer_compile_cuda", "cabi_wrap_function": "cabi_wrap_function",
+                      # (cuda.cccl compiles operators with it, then reads the library's IR)
+                      "_compile_pyfunc_with_fixup": "peer_compile_pyfunc_with_fixup"}
 
 
 def __getattr__(name):

@@ -286,3 +286,23 @@ def cabi_wrap_function(context, lib, fndesc, wrapper_function_name, nvvm_options
     context.make_c_abi_wrapper(library, fndesc, wrapper_function_name)
     library.finalize()
     return library
+
+
+def peer_compile_pyfunc_with_fixup(pyfunc, sig, debug=None, lineinfo=False, device=True,
+                                   fastmath=False, cc=None, opt=None, abi="c", abi_info=None,
+                                   forceinline=False, launch_bounds=None, lto=False):
+    """NVIDIA's ``numba.cuda.compiler._compile_pyfunc_with_fixup``: ``(library, return_type)``,
+    the code library that :func:`compile` and :func:`compile_all` make code of (a kernel, or a
+    device function exported in ``abi``), not yet compiled by libNVVM.  Its ``get_llvm_str()``
+    is the NVVM IR of every module (each starting ``; ModuleID``), ``get_asm_strs(cc)`` the PTX
+    (one string in a list), ``get_ltoir(cc)`` the LTO-IR and ``_linking_files`` the files to link.
+    The options are :func:`compile`'s; ``lto=True`` says that LTO-IR will be asked for (here
+    either is made on request, so it changes nothing).  A bad ``abi`` or ``abi="c"`` for a kernel
+    is a ``NotImplementedError``, ``forceinline=True`` for a kernel a ``ValueError``, as there."""
+    if forceinline and not device:
+        raise ValueError("Cannot force-inline kernels: forceinline=True is for device functions "
+                         "(device=True), which it inlines into their callers")
+    library, resty, _cc = _compile_library(pyfunc, sig, debug, lineinfo, device, fastmath, cc, opt,
+                                           abi, abi_info, "ltoir" if lto else "ptx", forceinline,
+                                           launch_bounds)
+    return library, resty

@@ -316,6 +316,16 @@ class CUDACodeLibrary(CodeLibrary):
         """PTX for compute capability ``cc`` (default: ``device_cc()``, else the lowest cc)."""
         return self.get_ptx(cc)
 
+    def get_asm_strs(self, cc=None):
+        """``[PTX]`` (NVIDIA's form: a list, one program for every module)."""
+        return [self.get_ptx(cc)]
+
+    @property
+    def _linking_files(self):
+        """NVIDIA's attribute: the files to link (``all_link_files``), read-only here (add with
+        ``add_linking_file``)."""
+        return frozenset(self.all_link_files())
+
     def get_ptx(self, cc=None):
         from . import capability, nvvm
 
