@@ -13,7 +13,7 @@ Modules, each named for what it holds:
 * ``nvvm``            -- libNVVM through ``cuda.bindings.nvvm``; libdevice; NvvmError
 * ``capability``      -- compute capabilities: supported set, default, validation
 * ``libdevice``       -- hook for the kernel language: emit calls to ``__nv_*`` libdevice functions
-* ``pipeline``        -- compiler pipeline, ``compile_cuda``, ``CUDACompileResult``
+* ``pipeline``        -- compiler pipeline (``CUDACompiler``), ``compile_cuda``, ``CompileOptions``
 * ``lowering``        -- ``CUDALower``, Numba's ``Lower`` for this target
 * ``device_errors``   -- exceptions raised on the device, reported on the host
 * ``kernel``          -- ``CompiledKernel`` (one per signature), made into a ``KernelImage`` per cc
@@ -46,6 +46,10 @@ _PEER_ENTRY_POINTS = {"compile_cuda": "peer_compile_cuda", "cabi_wrap_function":
                       "_compile_pyfunc_with_fixup": "peer_compile_pyfunc_with_fixup"}
 
 
+#: The compiler pipeline's classes, under NVIDIA's (and Numba's built-in target's) names there.
+_PIPELINE_CLASSES = ("CUDACompiler", "CUDABackend", "CUDANativeLowering")
+
+
 def __getattr__(name):
     if name in _ENTRY_POINTS:
         from . import api
@@ -64,6 +68,10 @@ def __getattr__(name):
         from . import api
 
         return getattr(api, _PEER_ENTRY_POINTS[name])
+    if name in _PIPELINE_CLASSES:  # NVIDIA's module holds its pipeline; ours is in ``pipeline``
+        from . import pipeline
+
+        return getattr(pipeline, name)
     if name == "ExternFunction":  # NVIDIA's name for the class of what declare_device returns
         from .external import ExternalDeviceFunction
 

@@ -94,3 +94,15 @@ def test_nvrtc_module_has_nvidias_version_and_arch_helpers():
     assert nvrtc._get_nvrtc_version() == tuple(nvrtc_version())
     assert nvrtc.get_arch_option(9, 0, "a") == "compute_90a"
     assert nvrtc.find_closest_arch((9, 0)) == (9, 0)
+
+
+def test_pipeline_classes_under_nvidias_names():
+    from numba.core.compiler import CompilerBase
+    from numba.cuda import compiler
+
+    from numba_cuda.compiler import pipeline
+
+    assert compiler.CUDACompiler is pipeline.CUDACompiler
+    assert issubclass(compiler.CUDACompiler, CompilerBase)
+    assert compiler.CUDABackend is pipeline.CUDABackend
+    assert compiler.CUDANativeLowering is pipeline.CUDANativeLowering
