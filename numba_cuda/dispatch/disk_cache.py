@@ -33,7 +33,7 @@ from ..compiler import capability
 from ..common.kernel_image import KernelImage
 from .cache_off import NO_DISK_CACHE
 from .device_cc import current_device_cc
-from .launched_kernel import CooperativeGridQuery
+from .launched_kernel import RuntimeQueries
 
 #: Bump when the payload layout changes (part of every key).
 PAYLOAD_VERSION = 2
@@ -207,7 +207,7 @@ class _CachedLibrary:
         return self._kernel._compiled().get_ltoir(cc)
 
 
-class CachedKernel(CooperativeGridQuery):
+class CachedKernel(RuntimeQueries):
     """A kernel loaded from the on-disk cache: the interface of ``CompiledKernel``.
 
     PTX for the cached compute capability comes from the entry; for any other, and for

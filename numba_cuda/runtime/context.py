@@ -84,6 +84,52 @@ class Context:
         """``MemoryInfo(free, total)`` in bytes, as the memory manager reports it."""
         return self.memory_manager.get_memory_info()
 
+    # -- occupancy (NVIDIA's and Numba's Context methods; cuDF's JIT groupby sizes its blocks
+    #    with get_max_potential_block_size) --------------------------------------------------
+    def get_active_blocks_per_multiprocessor(self, func, blocksize, memsize, flags=None):
+        """How many blocks of ``blocksize`` threads using ``memsize`` bytes of dynamic shared
+        memory each can be resident on one multiprocessor at once, running ``func`` (a loaded
+        kernel, e.g. ``kernel.overloads[sig]._codelibrary.get_cufunc()``, or a ``CUfunction``);
+        ``flags``: ``CUoccupancy_flags`` (0 or None: the default)."""
+        drv = cudriver.driver()
+        handle = _function_handle(func)
+        with self.active():
+            if flags:
+                return int(cudriver.call(drv.cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags,
+                                         handle, int(blocksize), int(memsize), int(flags)))
+            return int(cudriver.call(drv.cuOccupancyMaxActiveBlocksPerMultiprocessor, handle,
+                                     int(blocksize), int(memsize)))
+
+    def get_max_potential_block_size(self, func, b2d_func, memsize, blocksizelimit, flags=None):
+        """``(min_grid_size, block_size)``: the driver's block size for the most occupancy of
+        ``func`` (see ``get_active_blocks_per_multiprocessor``) and the fewest blocks that reach
+        it.  ``b2d_func``: the dynamic shared memory a block of a given size needs, as a Python
+        callable ``size -> bytes``, a C function's address, or 0/None (then ``memsize`` bytes
+        for every size); ``blocksizelimit``: the largest block to consider (0: the kernel's)."""
+        import ctypes
+
+        drv = cudriver.driver()
+        handle = _function_handle(func)
+        callback = None  # kept alive until the driver returns
+        if b2d_func is None or (isinstance(b2d_func, int) and not isinstance(b2d_func, bool)):
+            address = int(b2d_func or 0)
+        elif callable(b2d_func):
+            callback = ctypes.CFUNCTYPE(ctypes.c_size_t, ctypes.c_int)(b2d_func)
+            address = ctypes.cast(callback, ctypes.c_void_p).value
+        else:
+            raise TypeError(f"b2d_func must be a callable (block size -> dynamic shared memory "
+                            f"bytes), a C function's address or 0, not {b2d_func!r}")
+        b2d = drv.CUoccupancyB2DSize(address)
+        with self.active():
+            if flags:
+                grid, block = cudriver.call(drv.cuOccupancyMaxPotentialBlockSizeWithFlags, handle,
+                                            b2d, int(memsize), int(blocksizelimit), int(flags))
+            else:
+                grid, block = cudriver.call(drv.cuOccupancyMaxPotentialBlockSize, handle, b2d,
+                                            int(memsize), int(blocksizelimit))
+        del callback
+        return int(grid), int(block)
+
     def synchronize(self):
         if CAPTURES:
             graph_capture.check_device_synchronize()
@@ -236,3 +282,9 @@ class Context:
     def __repr__(self):
         state = " (closed)" if self.closed else ""
         return f"<CUDA context on device {self.device.id}{state}>"
+
+
+def _function_handle(func):
+    """The ``CUfunction`` of a loaded kernel (anything with a ``handle``, as NVIDIA's
+    ``Function``) or the handle itself."""
+    return getattr(func, "handle", func)

@@ -264,6 +264,12 @@ class LoadedKernel:
         self.packer = ArgPacker(image.argtypes)
         self._configs = {}
 
+    @property
+    def handle(self):
+        """The ``CUfunction`` (as NVIDIA's ``Function.handle``: what the occupancy queries of
+        ``Context`` take)."""
+        return self.function
+
     def set_shared_memory_carveout(self, carveout):
         """Prefer ``carveout`` percent of the L1/shared memory as shared memory for this kernel
         (-1: the driver's default; ``CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT``).  A

@@ -49,7 +49,9 @@ and memsets), no timing beyond a counter, no asynchrony beyond page-locked copie
 no second process (IPC handles open in the exporting process, which a real driver refuses),
 graphs are linear lists of nodes (no branches, events or child graphs; peer access:
 enabling it is recorded, peer copies move bytes), no JIT
-diagnostics or register/occupancy computation (fixed plausible numbers).
+diagnostics or register/occupancy computation (fixed plausible numbers; the potential
+block size is the largest warp multiple whose dynamic shared memory fits, calling the
+block-size-to-shared-memory callback as the driver does).
 """
 
 import bisect
@@ -1023,6 +1025,39 @@ class FakeDriver:
     def cuOccupancyMaxActiveBlocksPerMultiprocessor(self, f, block, shared):
         return self._call("cuOccupancyMaxActiveBlocksPerMultiprocessor", (f, block, shared),
                           lambda: (self._function(f), self.occupancy_per_sm)[1])
+
+    def cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(self, f, block, shared, flags):
+        return self._call("cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags",
+                          (f, block, shared, flags),
+                          lambda: (self._function(f), self.occupancy_per_sm)[1])
+
+    def _potential_block_size(self, f, b2d, shared, limit):
+        """The largest multiple of the warp size up to ``limit`` (0: the kernel's limit) whose
+        dynamic shared memory -- ``b2d(size)`` when ``b2d`` is not NULL (the callback is
+        called, as the driver calls it), else ``shared`` -- fits the kernel's; the grid:
+        ``occupancy_per_sm`` blocks on every multiprocessor."""
+        attrs = self._function(f)[2]
+        top = attrs["MAX_THREADS_PER_BLOCK"] if not limit else min(int(limit),
+                                                                  attrs["MAX_THREADS_PER_BLOCK"])
+        address = int(b2d)
+        need = ctypes.CFUNCTYPE(ctypes.c_size_t, ctypes.c_int)(address) if address else None
+        warp = self.attributes["WARP_SIZE"]
+        block = top - top % warp
+        while block > 0:
+            dynamic = need(block) if need is not None else int(shared)
+            if dynamic <= attrs["MAX_DYNAMIC_SHARED_SIZE_BYTES"]:
+                return self.occupancy_per_sm * self.attributes["MULTIPROCESSOR_COUNT"], block
+            block -= warp
+        return 0, 0
+
+    def cuOccupancyMaxPotentialBlockSize(self, f, b2d, shared, limit):
+        return self._call("cuOccupancyMaxPotentialBlockSize", (f, b2d, shared, limit),
+                          lambda: self._potential_block_size(f, b2d, shared, limit))
+
+    def cuOccupancyMaxPotentialBlockSizeWithFlags(self, f, b2d, shared, limit, flags):
+        return self._call("cuOccupancyMaxPotentialBlockSizeWithFlags",
+                          (f, b2d, shared, limit, flags),
+                          lambda: self._potential_block_size(f, b2d, shared, limit))
 
     def _launch(self, name, args, f, grid, block, shared, stream, params, extra):
         def body():
