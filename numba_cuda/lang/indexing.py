@@ -8,7 +8,7 @@ constant 1, 2 or 3.
 """
 
 from numba.core import cgutils, imputils, types
-from numba.core.errors import TypingError
+from numba.core.errors import RequireLiteralValue, TypingError
 from numba.core.typing import signature
 from numba.core.typing import templates
 from numba.core.typing.typeof import typeof_impl
@@ -124,6 +124,12 @@ def _ndim_of(fname, args, kws):
     if kws or len(args) != 1:
         raise TypingError(f"cuda.{fname}() takes exactly one argument, the constant 1, 2 or 3")
     (arg,) = args
+    if not isinstance(arg, types.Literal):
+        # Numba's class for "this argument must be a compile-time constant" (a TypingError),
+        # as the peers raise it here
+        raise RequireLiteralValue(
+            f"cuda.{fname}(ndim) needs ndim to be the constant 1, 2 or 3, got {arg} (a value "
+            "known only at run time)")
     if not isinstance(arg, types.IntegerLiteral) or arg.literal_value not in (1, 2, 3):
         raise TypingError(
             f"cuda.{fname}(ndim) needs ndim to be the constant 1, 2 or 3, got {arg}"

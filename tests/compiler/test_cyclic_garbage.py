@@ -218,3 +218,24 @@ def test_grid_with_a_variable_ndim_is_still_refused(cuda):
 
     with pytest.raises(errors.TypingError, match="needs ndim to be the constant 1, 2 or 3"):
         cuda.compile_ptx(kernel, void(int64[::1], int64), cc=CC)
+
+
+@pytest.mark.parametrize("name", ["grid", "gridsize"])
+def test_a_run_time_ndim_is_numbas_require_literal_value(cuda, name):
+    # the peers raise Numba's RequireLiteralValue here; their suites match its name
+    fn = getattr(cuda, name)
+
+    def kernel(a, n):
+        a[0] = fn(n)
+
+    with pytest.raises(errors.TypingError,
+                       match=r"RequireLiteralValue: cuda\.\w+\(ndim\) needs ndim .* run time"):
+        cuda.compile_ptx(kernel, void(int64[::1], int64), cc=CC)
+
+    def kernel4(a):
+        a[0] = fn(4)[0]
+
+    # a constant, just not 1, 2 or 3: the literal attempt's TypingError says which
+    with pytest.raises(errors.TypingError, match=r"TypingError: cuda\.\w+\(ndim\) needs ndim to be "
+                       r"the constant 1, 2 or 3, got Literal\[int\]\(4\)"):
+        cuda.compile_ptx(kernel4, void(int64[::1]), cc=CC)
