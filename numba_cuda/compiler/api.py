@@ -139,22 +139,31 @@ def compile_to_library(pyfunc, sig, options, device=True, abi="numba", abi_info=
     check_function(pyfunc, api="cuda.compile")
     cres = compile_cuda(pyfunc, return_type, args, options)
     resty = cres.signature.return_type
-    targetctx = cuda_target.target_context
     if device:
-        library = targetctx.codegen().create_library(f"{cres.fndesc.qualname}.export",
-                                                     nvvm_options=options.nvvm_options())
-        library.add_linking_library(cres.library)
-        if abi == "c":
-            abi_name = c_abi_name(pyfunc, abi_info)
-            targetctx.make_c_abi_wrapper(library, cres.fndesc, abi_name)
-        else:
-            library.exported_names.add(cres.fndesc.llvm_func_name)
-        library.finalize()
+        library = exported_library(cres, options.nvvm_options(), abi,
+                                   c_abi_name(pyfunc, abi_info) if abi == "c" else None)
     else:
         from .kernel import CompiledKernel
 
         library = CompiledKernel(cres, options).library  # (which refuses a non-void return)
     return library, resty
+
+
+def exported_library(cres, nvvm_options, abi="numba", abi_name=None):
+    """A code library linking ``cres.library`` (a device function's) that exports its function:
+    the Numba-ABI function itself (``abi="numba"``), or a C-ABI wrapper named ``abi_name``
+    (``abi="c"``).  A device function's own library exports nothing (its functions are
+    ``linkonce_odr``, kept only where a kernel calls them): its PTX would be empty."""
+    targetctx = cuda_target.target_context
+    library = targetctx.codegen().create_library(f"{cres.fndesc.qualname}.export",
+                                                 nvvm_options=nvvm_options)
+    library.add_linking_library(cres.library)
+    if abi == "c":
+        targetctx.make_c_abi_wrapper(library, cres.fndesc, abi_name)
+    else:
+        library.exported_names.add(cres.fndesc.llvm_func_name)
+    library.finalize()
+    return library
 
 
 def compile_ptx(pyfunc, sig, device=False, cc=None, fastmath=False, opt=True, lineinfo=False,

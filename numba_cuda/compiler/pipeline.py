@@ -156,6 +156,16 @@ class DeviceEntryPoint:
         return f"<CUDA device function {self.qualname}>"
 
 
+class CUDAFunctionDescriptor(funcdesc.PythonFunctionDescriptor):
+    """Numba's descriptor of a compiled function, with NVIDIA's ``call_conv``: the calling
+    convention of the function (every function compiled here has the Numba device ABI; a C-ABI
+    export is a wrapper around one), so that lowering code written for NVIDIA's numba-cuda
+    (``context.fndesc.call_conv.return_user_exc(builder, exc, args)``) works.  Set by the
+    lowering pass, for the target context that lowers the function."""
+
+    __slots__ = ("call_conv",)
+
+
 @register_pass(mutates_CFG=True, analysis_only=False)
 class CUDANativeLowering(LoweringPass):
     """Lower typed Numba IR to NVVM IR in a fresh ``CUDACodeLibrary``."""
@@ -172,11 +182,12 @@ class CUDANativeLowering(LoweringPass):
             library = targetctx.codegen().create_library(state.func_id.func_qualname)
             state.library = library
         flags = state.flags
-        fndesc = funcdesc.PythonFunctionDescriptor.from_specialized_function(
+        fndesc = CUDAFunctionDescriptor.from_specialized_function(
             state.func_ir, state.typemap, state.return_type, state.calltypes,
             mangler=targetctx.mangler, inline=flags.forceinline, noalias=flags.noalias,
             abi_tags=[flags.get_mangle_string()],
         )
+        fndesc.call_conv = targetctx.call_conv
         with targetctx.push_code_library(library):
             lower = CUDALower(targetctx, library, fndesc, state.func_ir, metadata=state.metadata)
             lower.lower()

@@ -425,6 +425,16 @@ class CUDADispatcher(Dispatcher):
         self.targetctx.insert_user_function(cres.entry_point, cres.fndesc, [cres.library])
         self.overloads[args] = cres
 
+    def compile_device(self, args, return_type=None):
+        """The ``CompileResult`` of this function as a device function for the argument types
+        ``args`` (its result cast to ``return_type`` when given), compiled once (Numba's and
+        NVIDIA's method).  A kernel's device-function twin compiles it (``as_device_function``:
+        what device code calling the kernel gets)."""
+        if not self.device:
+            return self.as_device_function().compile_device(args, return_type)
+        args = tuple(args)
+        return self.compile(args if return_type is None else return_type(*args))
+
     def get_compile_result(self, sig):
         args, _ = sigutils.normalize_signature(sig)
         if tuple(args) not in self.overloads:
@@ -692,10 +702,20 @@ class CUDADispatcher(Dispatcher):
         out = {}
         for args, ovl in self._select(signature).items():
             # kernels: through their image for cc (kept, e.g. for pickling); device functions:
-            # their library
-            out[args] = (ovl.library.get_ptx(capability.resolve_cc(cc, current_device_cc))
-                         if self.device else ovl.inspect_asm(cc))
+            # a library exporting the function (their own exports nothing: empty PTX)
+            out[args] = (self._exported_library(args, ovl).get_ptx(
+                capability.resolve_cc(cc, current_device_cc)) if self.device
+                else ovl.inspect_asm(cc))
         return out if signature is None else next(iter(out.values()))
+
+    def _exported_library(self, args, cres):
+        from ..compiler.api import exported_library
+
+        libraries = self.__dict__.setdefault("_exported_libraries", {})
+        found = libraries.get(args)
+        if found is None or found[0] is not cres:  # (recompiled: NRT changed)
+            found = libraries[args] = (cres, exported_library(cres, self.options.nvvm_options()))
+        return found[1]
 
     def inspect_sass(self, signature=None, cc=None):
         """SASS per signature (dict), or the SASS for ``signature``, for ``cc`` (default: the
