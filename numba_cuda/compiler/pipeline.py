@@ -34,6 +34,7 @@ from .pass_manager import (
     NopythonRewritesWhenNeeded, StripPhisBeforeLegalization,
 )
 from .target import TARGET_NAME, CUDAFlags, CUDATargetOptions, cuda_target, registered_jit
+from .target_context import CUDATargetContext
 
 
 @dataclasses.dataclass(frozen=True)
@@ -301,6 +302,9 @@ class CUDACompiler(CompilerBase):
         pm.finalize()
         return [pm]
 
+
+# subroutines that lowering code compiles (context.compile_internal) go through this pipeline too
+CUDATargetContext.subroutine_pipeline_class = CUDACompiler
 
 #: ``(options, nrt)`` -> the flags ``make_flags`` gives outside any compile (copied out)
 _FLAGS = {}

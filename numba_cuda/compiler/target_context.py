@@ -437,6 +437,41 @@ class CUDATargetContext(BaseContext):
     def call_conv(self):
         return CUDACallConv(self)
 
+    #: The pipeline class of subroutines: ``pipeline.CUDACompiler``, set by ``compiler.pipeline``
+    #: (which imports this module, so this one cannot import it).
+    subroutine_pipeline_class = None
+
+    def _compile_subroutine_no_cache(self, builder, impl, sig, locals=None, flags=None):
+        """Numba's, through the CUDA pipeline: a subroutine that lowering code compiles
+        (``context.compile_internal`` / ``compile_subroutine``, e.g. an ``@intrinsic`` calling
+        a device function) gets the passes and descriptors every CUDA function gets -- the
+        CUDA front end, type inference and lowering, ``fndesc.call_conv`` -- instead of
+        Numba's CPU pipeline run with this context."""
+        from numba.core import compiler, targetconfig
+        from numba.core.compiler_lock import global_compiler_lock
+
+        pipeline_class = self.subroutine_pipeline_class
+        if pipeline_class is None:  # (set when compiler.pipeline is imported: every compile is)
+            raise RuntimeError("a CUDA subroutine compiles inside a CUDA compile; import "
+                               "numba_cuda.compiler.pipeline first")
+        with global_compiler_lock:
+            library = self.codegen().create_library(impl.__name__)
+            if flags is None:  # as Numba's: the NRT setting of the compile this is part of
+                flags = compiler.Flags()
+                stack = targetconfig.ConfigStack()
+                if stack:
+                    outer = stack.top()
+                    if outer.is_set("nrt") and outer.nrt:
+                        flags.nrt = True
+            flags.no_compile = True
+            flags.no_cpython_wrapper = True
+            flags.no_cfunc_wrapper = True
+            cres = compiler.compile_extra(self.typing_context, self, impl, sig.args,
+                                          sig.return_type, flags, locals or {}, library=library,
+                                          pipeline_class=pipeline_class)
+            self.active_code_library.add_linking_library(cres.library)
+            return cres
+
     def insert_user_function(self, func, fndesc, libs=()):
         super().insert_user_function(func, fndesc, libs)
         self._unresolved_calls.defined(fndesc.mangled_name, libs)

@@ -51,3 +51,35 @@ def test_compile_results_carry_the_cuda_call_conv():
     cres = cuda.jit(device=True)(double).compile_device((types.int32,))
     assert isinstance(cres.fndesc.call_conv, CUDACallConv)
     assert cres.fndesc.call_conv is cres.target_context.call_conv  # the lowering context's
+
+
+def test_subroutines_compile_through_the_cuda_pipeline():
+    # An @intrinsic compiling a device function as a subroutine (NVIDIA's test_compiler does
+    # this), whose lowering in turn raises through fndesc.call_conv.
+    from numba.cuda.core.callconv import CUDACallConv
+
+    check = _checker(through_fndesc=True)
+    seen = []
+
+    @cuda.jit(device=True)
+    def inner(x):
+        return check(x) + 1
+
+    @intrinsic(target="cuda")
+    def call_inner(typingctx, x):
+        sig = types.int32(types.int32)
+
+        def codegen(context, builder, sig_, args):
+            cres = context.compile_subroutine(builder, inner, sig, caching=False)
+            seen.append(cres.fndesc)
+            return context.call_internal(builder, cres.fndesc, sig, args)
+
+        return sig, codegen
+
+    def kernel(out, x):
+        out[0] = call_inner(x)
+
+    ptx, _ = cuda.compile_ptx(kernel, (types.int32[::1], types.int32), cc=CC)
+    assert ".entry" in ptx and "add.s32" in ptx
+    (fndesc,) = seen
+    assert isinstance(fndesc.call_conv, CUDACallConv)
