@@ -137,6 +137,16 @@ family.common_functions(math_functions=(math.tanh, math.exp2))
 # know ``half``, and its ``abs`` goes through math.fabs: those two are ours.
 
 
+# float(h) of a float16 is the float16 (as float(x) of a float32 is a float32 in Numba), as in
+# both peers; Numba's own template refuses it (float16 is in none of its domains).  Numba's
+# lowering of float(x) (a cast to the result type) does the rest.
+@typing_registry.register_global(float)
+class _FloatOfHalf(AbstractTemplate):
+    def generic(self, args, kws):
+        if not kws and len(args) == 1 and args[0] == f16:
+            return signature(f16, f16)
+
+
 @lower(operator.truediv, types.float16, types.float16)
 @lower(operator.itruediv, types.float16, types.float16)
 def _lower_truediv(context, builder, sig, args):

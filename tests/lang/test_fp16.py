@@ -51,6 +51,9 @@ def _resty(fn, sig):
     (lambda a: types.float16(a), (types.int32,), f16),
     (lambda a: np.float32(a), (f16,), f32),
     (lambda a: int(a), (f16,), types.intp),
+    (lambda a: float(a), (f16,), f16),          # as float(float32) is float32 (both peers)
+    (lambda a: float(a), (f32,), f32),
+    (lambda a: float(a), (types.int32,), f64),
     (lambda a, b: cuda.fp16.hadd(a, b), (f16, f16), f16),
     (lambda a, b: cuda.fp16.hadd(a, b), (f32, types.int32), f16),   # converted to half
     (lambda a, b: cuda.fp16.hge(a, b), (f16, f16), types.boolean),
