@@ -149,6 +149,20 @@ class CompiledKernel:
 
         return sass(self, capability.resolve_cc(cc, self.device_cc))
 
+    def inspect_lto_ptx(self, cc=None):
+        """The PTX of link-time optimisation for ``cc`` (default as ``get_ptx``'s): the kernel's
+        LTO-IR and the LTO-IR and CUDA C/C++ it links, optimised together by nvJitLink (NVIDIA's
+        ``inspect_lto_ptx``; here for any kernel, not only ``lto=True`` ones).  Linked PTX and
+        cubins take no part in LTO and are not in it.  Needs nvJitLink, no GPU."""
+        from ..linking.nvjitlink import lto_ptx
+        from . import capability
+
+        cc = capability.resolve_cc(cc, self.device_cc)
+        options = self.options
+        return lto_ptx(cc, self.get_ltoir(cc), f"{self.entry_name}.ltoir", self.link_files,
+                       max_registers=options.max_registers, debug=bool(options.debug),
+                       lineinfo=bool(options.lineinfo))
+
     def inspect_sass_cfg(self, cc=None):
         """The SASS control-flow graph (DOT text, ``nvdisasm -cfg``) for ``cc``."""
         from ..linking.disassembly import sass

@@ -282,6 +282,16 @@ class CachedKernel(RuntimeQueries):
     def inspect_types(self):
         return str(self.type_annotation)
 
+    # what needs the kernel's NVVM IR or its LTO-IR: the kernel compiled for real (once)
+    def inspect_sass(self, cc=None):
+        return self._compiled().inspect_sass(cc)
+
+    def inspect_sass_cfg(self, cc=None):
+        return self._compiled().inspect_sass_cfg(cc)
+
+    def inspect_lto_ptx(self, cc=None):
+        return self._compiled().inspect_lto_ptx(cc)
+
     def __repr__(self):
         return f"<CachedKernel {self.entry_name} {self.signature} (cc {self._cc[0]}.{self._cc[1]})>"
 

@@ -708,6 +708,20 @@ class CUDADispatcher(Dispatcher):
                 else ovl.inspect_asm(cc))
         return out if signature is None else next(iter(out.values()))
 
+    def inspect_lto_ptx(self, signature=None, cc=None):
+        """The PTX of link-time optimisation (nvJitLink ``-lto -ptx``) per signature (dict), or
+        for ``signature``, for ``cc`` (default: the current device's, else the lowest the
+        installed libNVVM accepts): the kernel's LTO-IR and the LTO-IR and CUDA C/C++ it links,
+        optimised together (NVIDIA's method).  Needs nvJitLink, no GPU."""
+        if self.device:
+            # RuntimeError, as for inspect_sass: LTO keeps only what a kernel reaches, so a
+            # device function's own LTO PTX would be empty
+            raise RuntimeError(f"inspect_lto_ptx() needs a kernel: {self.py_func.__qualname__} is a "
+                               "device function, which link-time optimisation keeps only where a "
+                               "kernel calls it (inspect the kernel that calls it)")
+        out = {args: kernel.inspect_lto_ptx(cc) for args, kernel in self._select(signature).items()}
+        return out if signature is None else next(iter(out.values()))
+
     def _exported_library(self, args, cres):
         from ..compiler.api import exported_library
 

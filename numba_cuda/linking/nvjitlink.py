@@ -16,7 +16,7 @@ import re
 
 from ..errors import LinkerError, ToolkitError
 from . import filekinds
-from .linkable import LinkableCode, as_linkable, from_bytes
+from .linkable import LTOIR, LinkableCode, as_linkable, from_bytes
 
 _INPUT_TYPE_NAMES = {
     filekinds.PTX: "PTX",
@@ -257,6 +257,21 @@ def _info_log(nvjitlink, handle):
     return _read_log(nvjitlink.get_info_log_size, nvjitlink.get_info_log, handle)
 
 
+def lto_ptx(cc, ltoir, name, link_files=(), **options):
+    """The PTX nvJitLink makes of link-time optimisation for ``cc``: ``ltoir`` (bytes, the
+    code's LTO-IR, named ``name``) and every file of ``link_files`` that takes part in LTO
+    (LTO-IR, and CUDA C/C++ sources, compiled to LTO-IR) optimised together into one PTX text.
+    Files that are no part of LTO (PTX, cubins, fatbins, archives) are left out, as NVIDIA's
+    ``inspect_lto_ptx`` leaves them.  ``options`` as :class:`Linker`'s."""
+    linker = Linker(cc, lto=True, **options)
+    linker.add(LTOIR(ltoir, name=name))
+    for item in link_files:
+        item = as_linkable(item)
+        if item.kind in (filekinds.LTOIR, filekinds.CU):
+            linker.add(item)
+    return linker.link_ptx()
+
+
 def link_cubin(cc, items, lto=False, **options):
     """Link ``items`` (LinkableCode objects or paths) into a cubin for ``cc``."""
     linker = Linker(cc, lto=lto, **options)
@@ -265,4 +280,4 @@ def link_cubin(cc, items, lto=False, **options):
     return linker.link()
 
 
-__all__ = ["Linker", "LinkResult", "link_cubin", "nvjitlink_version", "LinkableCode"]
+__all__ = ["Linker", "LinkResult", "link_cubin", "lto_ptx", "nvjitlink_version", "LinkableCode"]
