@@ -7,8 +7,10 @@ with a rounding ``cvt.rn.f16.f32`` on older GPUs (CUDA 12 only), so every comput
 Operators
     ``+ - * /`` (and ``+= -= *= /=``), unary ``-``/``+``, ``abs`` and the comparisons on two float16
     values give float16 (comparisons: bool).  An integer *literal* operand stays float16 too
-    (``h * 2``), as NumPy 2 does with Python ints.  Mixed with float32/float64 or integer
-    variables the usual promotion applies (``float16 + float32 -> float32``).  Division is
+    (``h * 2``), as NumPy 2 does with Python ints, and so do int8 and bool operands, which
+    float16 holds exactly (as both peers type them).  Mixed with float32/float64 or other
+    integers the usual promotion applies (``float16 + float32 -> float32``,
+    ``float16 + uint8 -> float32``).  Unary ``-`` is ``neg.f16`` on sm_53+.  Division is
     computed in float32 and rounded once (exact for half).  ``float16(x)``, ``np.float16(x)``
     convert from any number; ``float32(h)``, ``int(h)`` ... convert back.
 
@@ -102,13 +104,21 @@ def register_data_models(manager):
 # ---- typing and the functions shared with bfloat16 (numba_cuda.lang.half_family) --------
 
 
+#: Operand types exact in float16 that both peers compute with in float16 (``h * i8`` is a
+#: float16 in Numba's built-in target and NVIDIA's numba-cuda; uint8 and wider promote).
+_EXACT_IN_HALF = (types.int8, types.boolean)
+
+
+def _exact_in_half(ty):
+    return ty in _EXACT_IN_HALF or isinstance(ty, (types.IntegerLiteral, types.BooleanLiteral))
+
+
 def _stays_half(a, b):
     """A binary operation on ``a`` and ``b`` computes in float16: both float16, or one float16
-    and the other an integer literal (a weak Python int)."""
+    and the other an int8, a bool or an integer literal (a weak Python int)."""
     if a == f16 and b == f16:
         return f16
-    if (a == f16 and isinstance(b, types.IntegerLiteral)) or (
-            b == f16 and isinstance(a, types.IntegerLiteral)):
+    if (a == f16 and _exact_in_half(b)) or (b == f16 and _exact_in_half(a)):
         return f16
     return None
 
@@ -183,6 +193,11 @@ def _native_or_bits(builder, value, kind):
 @lower(abs, types.float16)
 def _lower_abs(context, builder, sig, args):
     return _native_or_bits(builder, args[0], "abs")
+
+
+@lower(operator.neg, types.float16)
+def _lower_neg(context, builder, sig, args):
+    return _native_or_bits(builder, args[0], "neg")
 
 
 # ---- cuda.fp16: what float16 computes its own way -------------------------------------------

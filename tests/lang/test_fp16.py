@@ -46,6 +46,15 @@ def _resty(fn, sig):
     (lambda a, b: a + b, (f16, f32), f32),     # promotion as in NumPy
     (lambda a, b: a * b, (f16, f64), f64),
     (lambda a, b: a + b, (f16, types.int64), f64),
+    # int8 and bool are exact in half and stay half, as both peers type them
+    (lambda a, b: a * b, (f16, types.int8), f16),
+    (lambda a, b: a - b, (types.int8, f16), f16),
+    (lambda a, b: a / b, (f16, types.int8), f16),
+    (lambda a, b: a + b, (f16, types.boolean), f16),
+    (lambda a, b: a > b, (f16, types.int8), types.boolean),
+    (lambda a, b: a + b, (f16, types.uint8), f32),    # as both peers: uint8 promotes
+    (lambda a, b: a + b, (f16, types.int16), f32),
+    (lambda a, b: a // b, (f16, types.int8), f32),    # floor division and % promote
     (lambda a: a * 2.0, (f16,), f64),           # float literals are float64
     (lambda a: np.float16(a), (f32,), f16),
     (lambda a: types.float16(a), (types.int32,), f16),
@@ -85,11 +94,27 @@ def test_operators_use_half_instructions(ptx_for, code):
     for cc, ptx in ptx_for(arithmetic, (f16[:], f16[:], f16[:, :])).items():
         body = code(ptx)
         for instruction in ("add.f16", "mul.f16", "sub.f16", "setp.lt.f16", "ld.global.b16",
-                            "st.global.b16", "cvt.rn.f16.f32", "cvt.f32.f16"):
+                            "st.global.b16", "cvt.rn.f16.f32", "cvt.f32.f16", "neg.f16"):
             assert instruction in body, (cc, instruction)
         # half division: float32 division, one rounding back
         assert re.search(r"div\.(rn|full|approx)\.f32", body), cc
         assert "ld.global.f32" not in body and "st.global.f32" not in body
+
+
+def mixed_with_int8(h, i8, out, flags):
+    out[0] = h[0] * i8[0]
+    out[1] = -h[0]
+    flags[0] = h[0] > i8[0]
+    flags[1] = h[0] == i8[0]
+
+
+def test_int8_operands_compute_in_half(ptx_for, code):
+    """float16 with int8 converts the int8 to half (exact) and computes there, as both peers do."""
+    for cc, ptx in ptx_for(mixed_with_int8, (f16[:], types.int8[:], f16[:], types.boolean[:])).items():
+        body = code(ptx)
+        for instruction in ("cvt.rn.f16.s16", "mul.f16", "neg.f16", "setp.gt.f16", "setp.eq.f16"):
+            assert instruction in body, (cc, instruction)
+        assert ".f32" not in body, cc
 
 
 def conversions(h, f, d, i, u, out_h, out_f, out_d, out_i):
