@@ -200,8 +200,12 @@ class CUDATargetContext(BaseContext):
             if deferred_impls.ENABLED and not deferred_impls.any_imported():
                 self._deferral = deferred_impls.Deferral(self)
         if self._deferral is None:
-            from numba.np import arrayobj  # noqa: F401
-            from numba.np.unsafe import ndarray  # noqa: F401
+            # not deferred (one of them imported already, or ENABLED off): import all of them
+            # now, as the deferred load does -- inline_closurecall is what imports listobj
+            # (``x in (2, 3)``, Numba's sequence lowering)
+            from . import deferred_impls
+
+            deferred_impls.import_all()
 
         from .typing_context import family_modules
 

@@ -58,3 +58,19 @@ def test_a_process_without_cffi_does_not_install_it():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=300)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_importing_cffi_keeps_numbas_array_modules_deferred():
+    # a process that imported cffi (many libraries do) compiles a kernel without ffi as any
+    # other: Numba's array/string/inlining modules stay deferred (compiler.deferred_impls)
+    code = ("import sys, cffi\nfrom numba import cuda, float32\n"
+            "from numba_cuda.compiler import deferred_impls\n"
+            "from numba_cuda.compiler.target import cuda_target\n"
+            "cuda.compile_ptx(lambda a: None, (float32[::1],), cc=(8, 0))\n"
+            "assert 'numba_cuda.lang.cffi_buffers' in sys.modules, 'family not installed'\n"
+            "assert cuda_target.target_context._deferral is not None, 'deferral off'\n"
+            "loaded = [m for m in deferred_impls.DEFERRED_MODULES if m in sys.modules]\n"
+            "assert not loaded, loaded\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr

@@ -10,6 +10,8 @@ import pathlib
 
 import pytest
 
+from numba_cuda.compiler.deferred_impls import DEFERRED_MODULES
+
 TESTS_ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 RECORD = """
@@ -198,6 +200,9 @@ def inlines(a):
 def plain(a):
     a[0] = 1
 
+def tuple_contains(a, i):
+    a[0] = 1 if i in (2, 3) else 3   # Numba's in_seq (numba.cpython.listobj)
+
 def string_length(a):
     a[0] = len("abc")
 
@@ -205,7 +210,7 @@ def string_compare(a, i):
     s = "ab" if i > 0 else "cd"
     a[0] = 1 if s == "ab" else 0
 
-CASES = [(string_length, void(int64[::1])), (string_compare, void(int64[::1], int64)),
+CASES = [(tuple_contains, void(int32[::1], int32)), (string_length, void(int64[::1])), (string_compare, void(int64[::1], int64)),
          (slicing, void(float32[::1])), (iterate, void(float64[::1], float64[::1])),
          (transpose_read, void(float32[:, ::1], float32[::1])), (shared, void(float32[::1])),
          (strided, void(int32[::1])), (not_typed, void(int32[::1])),
@@ -267,14 +272,21 @@ _done(errors=errors)
     assert deferred["errors"] == eager["errors"]
 
 
-def test_user_imports_numba_modules_before_the_first_compile(run_python):
-    out = _run(run_python, KERNELS + """
-import numba.cpython.unicode  # noqa: F401
+@pytest.mark.parametrize("module", ["numba.cpython.unicode", "numba.np.arrayobj"])
+def test_user_imports_numba_modules_before_the_first_compile(run_python, module):
+    # (numba.np.arrayobj: extension code importing make_array; cffi's lowering imports it too)
+    out = _run(run_python, KERNELS + f"""
+import {module}  # noqa: F401
 errors = compile_all(CASES)
 from numba_cuda.compiler.target import cuda_target
-_done(errors=errors, deferral=cuda_target.target_context._deferral is not None)
+_done(errors=errors, deferral=cuda_target.target_context._deferral is not None,
+      loaded=_loaded())
 """, True)
     assert out["deferral"] is False  # already imported at the eager point: nothing deferred
+    # ... and everything the deferred load imports is imported, as at the eager point:
+    # tuple_contains needs numba.cpython.listobj, which only inline_closurecall imports
+    assert out["errors"][0] is None, out["errors"][0]
+    assert sorted(out["loaded"]) == sorted(DEFERRED_MODULES)
 
 
 def test_cuda_overloads_for_arrays_same_as_eager(run_python):
