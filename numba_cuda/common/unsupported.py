@@ -50,13 +50,24 @@ def check_void_return(qualname, return_type):
 NRT_SETTINGS = {"CUDA_ENABLE_NRT": "NUMBA_CUDA_ENABLE_NRT", "CUDA_NRT_STATS": "NUMBA_CUDA_NRT_STATS"}
 
 
+#: ``numba.core.config`` names NVIDIA's package derives from its toolkit rather than reads from
+#: the environment, with this package's answers: debug info describes a variable whose type
+#: changes (a polymorphic variable) as a union, never as a DWARF ``variant_part``
+#: (``CUDA_DEBUG_POLY``), so there is no typed-constant discriminant either.  Code and tests
+#: written for NVIDIA's package read them (its debug-info tests, at class definition).
+DERIVED_SETTINGS = {"CUDA_DEBUG_POLY": False, "CUDA_DEBUG_POLY_USE_TYPED_CONST": False}
+
+
 def install_nrt_settings(config):
     """Give ``config`` (``numba.core.config``) the device NRT's settings ``CUDA_ENABLE_NRT``
-    and ``CUDA_NRT_STATS`` from their environment variables, unless it has them already (a
-    program, or ``override_config``, may have set them)."""
+    and ``CUDA_NRT_STATS`` from their environment variables, and ``DERIVED_SETTINGS``, unless
+    it has them already (a program, or ``override_config``, may have set them)."""
     for name, env in NRT_SETTINGS.items():
         if not hasattr(config, name):
             setattr(config, name, env_flag(env))
+    for name, value in DERIVED_SETTINGS.items():
+        if not hasattr(config, name):
+            setattr(config, name, value)
 
 
 def nrt_enabled():

@@ -6,6 +6,8 @@ import sys
 
 import pytest
 
+from tests.support.subprocesses import run_python
+
 
 @pytest.mark.parametrize("simulator", [False, True])
 @pytest.mark.parametrize("setting, expected", [(None, "(5, 0)"), ("8.6", "(8, 6)")])
@@ -23,3 +25,15 @@ def test_config_default_cc_is_numbas_setting(simulator, setting, expected):
                           timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == expected
+
+
+def test_nvidias_derived_debug_settings_exist_and_say_no_variant_part():
+    # NVIDIA's debug-info tests read config.CUDA_DEBUG_POLY at class definition; here debug
+    # info never describes a polymorphic variable as a DWARF variant_part
+    proc = run_python("""
+        import numba.cuda
+        from numba.cuda.core import config
+        print(config.CUDA_DEBUG_POLY, config.CUDA_DEBUG_POLY_USE_TYPED_CONST)
+    """)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["False", "False"]
