@@ -189,6 +189,7 @@ class CUDANativeLowering(LoweringPass):
             abi_tags=[flags.get_mangle_string()],
         )
         fndesc.call_conv = targetctx.call_conv
+        targetctx.ensure_datetime_lowering(state.typemap.values())
         with targetctx.push_code_library(library):
             lower = CUDALower(targetctx, library, fndesc, state.func_ir, metadata=state.metadata)
             lower.lower()

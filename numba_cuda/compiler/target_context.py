@@ -212,6 +212,25 @@ class CUDATargetContext(BaseContext):
         for module in family_modules():
             self.install_registry(module.lowering_registry)
 
+    #: Whether Numba's datetime64/timedelta64 lowering (``numba.np.npdatetime``) is installed.
+    _datetime_lowering = False
+
+    def ensure_datetime_lowering(self, value_types):
+        """Install Numba's datetime64/timedelta64 lowering (arithmetic, comparisons, unit
+        casts, constants: ``numba.np.npdatetime``, as both peers' CUDA targets do) before a
+        function whose values include one of those types is lowered.  Imported then, not with
+        the other registries: its import (``numba.np.npyfuncs``) costs ~15 ms, and few kernels
+        compute with dates."""
+        if CUDATargetContext._datetime_lowering:
+            return
+        dated = (types.NPDatetime, types.NPTimedelta)
+        if not any(isinstance(ty, dated) for ty in value_types):
+            return
+        from numba.np import npdatetime  # noqa: F401  (fills Numba's builtin registry)
+
+        CUDATargetContext._datetime_lowering = True
+        self.refresh()
+
     def get_ufunc_info(self, ufunc_key):
         """The element functions of a NumPy ufunc's loops on the GPU (Numba's ufunc lowering asks)."""
         from ..lang.numpy_ufuncs import ufunc_db

@@ -44,7 +44,7 @@ from . import collectives as coll
 from . import kernelapi as kapi
 from . import kernelmemory as mem
 from .transform import (_UNRESOLVED, TransformError, _fresh_prefix, _names_in, _parse,
-                        _refuse_allocations, _Resolver, canonical)
+                        _refuse_allocations, _Resolver, canonical, is_numpy_int_class)
 
 log = logging.getLogger("numba_cuda.simulator.compiled")
 
@@ -310,7 +310,7 @@ class _Rewriter(ast.NodeTransformer):
         if obj is int:
             self._visit_args(node)
             return ast.Call(func=self.bind(self._arith().to_int), args=node.args, keywords=[])
-        is_int_class = isinstance(obj, type) and issubclass(obj, np.integer)
+        is_int_class = is_numpy_int_class(obj)
         if not is_int_class and type(obj).__module__.startswith("numba"):
             from numba.core import types
 

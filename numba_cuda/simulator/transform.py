@@ -196,9 +196,13 @@ def _constant_condition(node):
     return False
 
 
-_NUMPY_INT_TYPES = frozenset(
-    t for t in set(np.sctypeDict.values()) if isinstance(t, type) and issubclass(t, np.integer)
-)
+def is_numpy_int_class(t):
+    """A NumPy integer scalar class -- not ``np.timedelta64``, which NumPy makes a subclass of
+    ``np.signedinteger`` but which takes a unit (``np.timedelta64(1, "s")``) and is no int."""
+    return isinstance(t, type) and issubclass(t, np.integer) and not issubclass(t, np.timedelta64)
+
+
+_NUMPY_INT_TYPES = frozenset(t for t in set(np.sctypeDict.values()) if is_numpy_int_class(t))
 
 
 def _numba_scalar_as_numpy(obj):
@@ -423,7 +427,7 @@ class _Rewriter(ast.NodeTransformer):
             return ast.Call(func=self.bind(_typed_constructor(obj, obj)), args=args, keywords=keywords)
         nptype = _numba_scalar_as_numpy(obj)
         if nptype is not None:
-            compute = fixedwidth.make_int_caster(nptype) if issubclass(nptype, np.integer) else nptype
+            compute = fixedwidth.make_int_caster(nptype) if is_numpy_int_class(nptype) else nptype
             return ast.Call(func=self.bind(_typed_constructor(obj, compute)), args=args,
                             keywords=keywords)
         math_version = MATH_VERSIONS.get(id(obj))
