@@ -42,8 +42,13 @@ class CompiledKernel:
         library.add_linking_library(cres.library)
         debug_location = None
         if options.debug or options.lineinfo:
-            code = cres.type_annotation.func_id.func.__code__
-            debug_location = (code.co_filename, code.co_firstlineno, not options.debug)
+            from .source_files import def_line
+
+            func = cres.type_annotation.func_id.func
+            code = func.__code__
+            # the ``def`` line, as the function's own subprogram (not the first decorator's)
+            line = def_line(func) or code.co_firstlineno
+            debug_location = (code.co_filename, line, not options.debug)
         report = options.reports_exceptions
         targetctx.make_kernel(library, fndesc, self.entry_name, options.max_registers,
                               debug_location, report_errors=report,

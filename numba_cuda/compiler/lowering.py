@@ -34,20 +34,37 @@ class CUDALower(Lower):
     rewrite sets them; none of Numba's front-end passes does) take Numba's path."""
 
     def _compute_def_location(self):
-        # The ``def`` line for debug information: the line before the body's first statement,
+        # The ``def`` line for debug information (the function's DISubprogram, its prologue),
         # found by reading the source as Python does (Numba's finder opens the file in the
-        # locale's encoding: UnicodeDecodeError for UTF-8 source under LC_ALL=C).
+        # locale's encoding: UnicodeDecodeError for UTF-8 source under LC_ALL=C).  Numba takes
+        # the line before the body's first statement: a comment line when comments come
+        # first, a parameter line when the signature spans several lines.
         default = self.func_ir.loc.with_lineno(self.func_ir.loc.line + 1)
         if not self.context.enable_debuginfo:
             return default
         func = self.func_ir.func_id.func
-        first = source_files.first_body_line(func)
-        if first is None:
+        line = source_files.def_line(func)
+        if line is None:
             warnings.warn(errors.NumbaDebugInfoWarning(
                 f"Could not find the source of {func}: debug line information may be inaccurate."),
                 stacklevel=2)
             return default
-        return self.func_ir.loc.with_lineno(first - 1)
+        return self.func_ir.loc.with_lineno(line)
+
+    def pre_lower(self):
+        # the function's return type, for its DISubroutineType (``CUDADIBuilder``)
+        self.debuginfo.return_type = self.fndesc.restype
+        super().pre_lower()
+
+    def loadvar(self, name):
+        # Numba's, except that a load of an argument in the body keeps the statement's debug
+        # location: Numba drops it (so that nothing precedes the first source line), and
+        # ptxas gives such an instruction line 0, which empties the location lists of the
+        # variables live there (cuda-gdb then shows them as optimised out).  The prologue's
+        # argument stores carry the ``def`` line.
+        if name in self._blk_local_varmap and not self._disable_sroa_like_opt:
+            return self._blk_local_varmap[name]
+        return self.builder.load(self.getvar(name))
 
     def lower_block(self, block):
         # Numba's ``lower_block`` without a context manager (a generator, entered and left) per

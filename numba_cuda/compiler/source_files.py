@@ -28,9 +28,9 @@ def _is_docstring(statement):
             and isinstance(statement.value.value, str))
 
 
-def first_body_line(fn):
-    """The line number of the first statement of ``fn``'s body after its docstring, or None when
-    its source cannot be found (or ``fn`` is a lambda)."""
+def _function_node(fn):
+    """(the ``ast.FunctionDef`` of ``fn``, the file line of its source's first line), or None
+    when its source cannot be found (or ``fn`` is a lambda)."""
     code = getattr(fn, "__code__", None)
     if code is None:
         return None
@@ -48,11 +48,32 @@ def first_body_line(fn):
             starts.add(node.decorator_list[0].lineno)
         if code.co_firstlineno not in {start + line - 1 for line in starts}:
             continue
-        body = node.body
-        if len(body) > 1 and _is_docstring(body[0]):
-            body = body[1:]
-        return start + body[0].lineno - 1
+        return node, start
     return None
+
+
+def first_body_line(fn):
+    """The line number of the first statement of ``fn``'s body after its docstring, or None when
+    its source cannot be found (or ``fn`` is a lambda)."""
+    found = _function_node(fn)
+    if found is None:
+        return None
+    node, start = found
+    body = node.body
+    if len(body) > 1 and _is_docstring(body[0]):
+        body = body[1:]
+    return start + body[0].lineno - 1
+
+
+def def_line(fn):
+    """The line of ``fn``'s ``def`` keyword -- not its first decorator's (``co_firstlineno``),
+    nor the line before its first statement (comments, a signature over several lines) -- or
+    None when its source cannot be found (or ``fn`` is a lambda)."""
+    found = _function_node(fn)
+    if found is None:
+        return None
+    node, start = found
+    return start + node.lineno - 1
 
 
 def _recorded_path(loc):
