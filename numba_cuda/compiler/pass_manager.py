@@ -442,6 +442,26 @@ class InlineOverloadsLazily(InlineOverloads):
         return True
 
 
+def _locate_pass_through_exports(func_ir, phi_targets):
+    """Give each phi export at the head of its block that no statement of the block before it
+    defines (its value comes from elsewhere) the location of the block's terminator."""
+    for block in func_ir.blocks.values():
+        terminator = block.body[-1] if block.body else None
+        if terminator is None or not block.is_terminated:
+            continue
+        defined = set()
+        for stmt in block.body[:-1]:
+            if not isinstance(stmt, ir.Assign):
+                break
+            value = stmt.value
+            if (stmt.target.name in phi_targets and isinstance(value, ir.Var)
+                    and value.name not in defined):
+                stmt.loc = terminator.loc
+                defined.add(stmt.target.name)
+                continue
+            break
+
+
 @register_pass(mutates_CFG=True, analysis_only=False)
 class StripPhisBeforeLegalization(PreLowerStripPhis):
     """Numba's ``PreLowerStripPhis`` (phi nodes become assignments in the incoming blocks,
@@ -461,12 +481,21 @@ class StripPhisBeforeLegalization(PreLowerStripPhis):
     def _strip_phi_nodes(self, func_ir):
         """Numba's, which for IR without phi nodes copies every block (a new ``Block``, its
         statements in a new list): done here without testing each statement against the
-        empty set of phis."""
+        empty set of phis.  With phis, an exporting assignment that Numba puts at the start of
+        an incoming block (the block does not assign the exported value: a ``continue``, a
+        branch passing a value through) is given the location of the block's terminator --
+        Numba gives it the location where the value was defined, elsewhere, so that debug
+        line information showed the loop's last assignment at the ``continue``."""
         for block in func_ir.blocks.values():
             for inst in block.body:
                 if (isinstance(inst, ir.Assign) and isinstance(inst.value, ir.Expr)
                         and inst.value.op == "phi"):
-                    return super()._strip_phi_nodes(func_ir)
+                    targets = {stmt.target.name for b in func_ir.blocks.values()
+                               for stmt in b.body if isinstance(stmt, ir.Assign)
+                               and isinstance(stmt.value, ir.Expr) and stmt.value.op == "phi"}
+                    func_ir = super()._strip_phi_nodes(func_ir)
+                    _locate_pass_through_exports(func_ir, targets)
+                    return func_ir
         newblocks = {}
         for label, block in func_ir.blocks.items():
             newblk = _shallow_copy(block)

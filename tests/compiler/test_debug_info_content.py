@@ -125,3 +125,26 @@ def test_debug_ptx_assembles():
     ptx, _ = cuda.compile_ptx(scalars, sig, debug=True, opt=False, cc=CC)
     assert ".loc" in ptx
     assemble(ptx, CC, compile_only=True)
+
+
+def skips_with_continue(output):
+    total = 0
+    for i in range(10):
+        if i == 5:
+            continue  # line: continue
+        total = total + i  # line: sum
+    output[0] = total
+
+
+def test_a_value_passed_through_a_block_is_exported_at_its_terminator():
+    # (a phi's incoming value from a block that does not assign it: the `continue` block's
+    # store to the loop's total is at the continue line, not at the loop's last assignment)
+    lines, start = inspect.getsourcelines(skips_with_continue)
+    line_of = {tag: start + i for i, text in enumerate(lines) for tag in ("continue", "sum")
+               if f"# line: {tag}" in text}
+    _, ir = _ir(skips_with_continue, (types.int64[:],))
+    lines_of = {m.group(1): int(m.group(2))
+                for m in re.finditer(r"^!(\d+) = !DILocation\(column: \d+, line: (\d+)", ir, re.M)}
+    stores = [lines_of[m.group(1)] for m in re.finditer(
+        r'store i64 %[^,]+, i64\* %"total\.\d+".*!dbg !(\d+)', ir)]
+    assert line_of["continue"] in stores, stores
