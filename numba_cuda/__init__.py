@@ -120,6 +120,13 @@ from .compat import install as _install_compat  # noqa: E402
 
 _install_compat(USE_SIMULATOR)
 
+# numba.cuda.errors.normalize_kernel_dimensions (both peers'): the launches' check, from the
+# common floor, which imports ``errors`` (so ``errors`` cannot import it)
+from . import errors as _errors  # noqa: E402
+from .common import launch_dims as _launch_dims  # noqa: E402
+
+_errors.normalize_kernel_dimensions = _launch_dims.normalize_kernel_dimensions
+
 
 def _export_table():
     return _importlib.import_module(__name__ + "._exports")

@@ -127,3 +127,25 @@ class GraphUpdateError(CudaError, RuntimeError):
     def __init__(self, message, result=None):
         super().__init__(message)
         self.result = result
+
+
+# ---- the names both peers' ``numba.cuda.errors`` offer -----------------------------------------
+
+from numba.core.errors import LoweringError  # noqa: E402  (Numba's; both peers re-export it)
+
+
+class CudaLoweringError(LoweringError):
+    """A failure lowering CUDA code (both peers' class, for extensions that raise it)."""
+
+
+missing_launch_config_msg = """
+Kernel launch configuration was not specified. Use the syntax:
+
+kernel_function[blockspergrid, threadsperblock](arg0, arg1, ..., argn)
+
+(blockspergrid and threadsperblock: an int or a tuple of 1 to 3 ints each.)
+"""
+
+# ``normalize_kernel_dimensions(griddim, blockdim)``, both peers' function, is
+# ``common.launch_dims.normalize_kernel_dimensions`` (the check launches use), set here by the
+# package's ``__init__``: the common floor imports this module, not the other way round.

@@ -28,6 +28,7 @@ extensions that also register CPU boxing.
 
 from numba.core import types
 from numba.core.datamodel import models  # noqa: F401
+from numba.core.datamodel import models as core_models  # noqa: F401  (NVIDIA's name for them)
 from numba.core import extending as _core
 from numba.core.extending import (  # noqa: F401
     NativeValue,

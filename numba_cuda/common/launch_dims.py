@@ -135,3 +135,16 @@ def normalize_shared_memory_carveout(value):
         raise ValueError(f"Carveout must be between -1 and 100 (a percentage, -1 for the "
                          f"driver's default), got {percent}")
     return percent
+
+
+def normalize_kernel_dimensions(griddim, blockdim):
+    """``(griddim, blockdim)`` as two ``(x, y, z)`` tuples, as both peers' function of this name
+    (``numba.cuda.errors.normalize_kernel_dimensions``) gives them, by the check launches use: a
+    missing one is a ``LaunchConfigError`` (a ``ValueError``) with
+    ``errors.missing_launch_config_msg``, a wrong count or value a ``LaunchConfigError``, a size
+    that is not an integer a ``LaunchConfigTypeError`` (a ``TypeError``)."""
+    from ..errors import missing_launch_config_msg
+
+    if griddim is None or blockdim is None:
+        raise LaunchConfigError(missing_launch_config_msg)
+    return normalize_dims(griddim, "griddim"), normalize_dims(blockdim, "blockdim")

@@ -86,6 +86,9 @@ ROWS = {
     "numba_cuda.deviceufunc": _both("numba_cuda.ufuncs.schedule"),  # GUFuncEngine ...
     "numba_cuda._compat": _both("numba_cuda.runtime.cuda_core_version"),  # CUDA_CORE_GE_1_0 ...
     "numba_cuda.cuda_paths": _both("numba_cuda.toolkit.cuda_paths"),  # get_cuda_paths ...
+    # Numba's and NVIDIA's codegen module (CUDACodeLibrary, CUDACodegen; the compiler's, which
+    # imports under the simulator too, where the peers' fails to import)
+    "numba_cuda.codegen": _both("numba_cuda.compiler.codelibrary"),
     # ---- Numba's cudadrv package, on each target ----
     "numba_cuda.cudadrv": (f"{_GPU_SIDE}.cudadrv", f"{_SIM_SIDE}.cudadrv"),
     "numba_cuda.cudadrv.drvapi": _both(f"{_GPU_SIDE}.driver_ctypes"),
@@ -109,6 +112,10 @@ ROWS = {
 #: ``numba.core.callconv``) offers ``CUDACallConv`` and ``CUDACABICallConv`` too.
 ADDED_NAMES = {
     "numba.core.callconv": ("numba_cuda.compiler.callconv", ("CUDACallConv", "CUDACABICallConv")),
+    # numba.cuda.api: both peers' module offers the float16 query (NVIDIA's the bfloat16 and
+    # FP8 ones too), which are the kernel language's here
+    "numba_cuda.runtime.api": ("numba_cuda", ("is_float16_supported", "is_bfloat16_supported",
+                                              "is_fp8_supported")),
     # NVIDIA's nvrtc module holds its arch helpers (nvmath-python looks for them there first)
     "numba_cuda.linking.nvrtc": ("numba_cuda.compat.gpu.cudadrv.nvvm",
                                  ("get_arch_option", "find_closest_arch", "_get_nvrtc_version")),

@@ -65,6 +65,32 @@ def test_warning_config_is_off_during_a_test_and_restored():
     assert (config.CUDA_LOW_OCCUPANCY_WARNINGS, config.CUDA_WARN_ON_IMPLICIT_COPY) == before
 
 
+def test_set_up_and_tear_down_called_unbound_from_another_test_case():
+    # NVIDIA's cache tests derive from a cache-test base and call CUDATestCase.setUp(self) /
+    # tearDown(self) explicitly
+    from numba.core import config
+
+    seen = {}
+
+    class Base(unittest.TestCase):
+        pass
+
+    class T(Base):
+        def setUp(self):
+            testing.CUDATestCase.setUp(self)
+
+        def tearDown(self):
+            testing.CUDATestCase.tearDown(self)
+
+        def test_it(self):
+            seen["low"] = config.CUDA_LOW_OCCUPANCY_WARNINGS
+
+    before = config.CUDA_LOW_OCCUPANCY_WARNINGS
+    assert _outcome(T, "test_it").wasSuccessful()
+    assert seen == {"low": 0}
+    assert config.CUDA_LOW_OCCUPANCY_WARNINGS == before
+
+
 def test_skip_decorators_follow_the_simulator_switch(monkeypatch):
     import numba_cuda
 
