@@ -18,6 +18,7 @@ Kernel attributes (registers ...) come from ``numba_cuda.runtime.launch.kernel_a
 which returns a mapping with ``regs``, ``shared``, ``local``, ``const``, ``max_threads``.
 """
 
+import functools
 import sys
 
 from numba.core import sigutils, typeinfer, types
@@ -658,20 +659,38 @@ class CUDADispatcher(Dispatcher):
 
     def specialize(self, *args, **kwargs):
         """A dispatcher compiled only for the types of ``args`` and ``kwargs`` (bound as a
-        launch binds them; no further compilation)."""
+        launch binds them; no further compilation).  The same types (for the same compute
+        capability) give the same dispatcher (``specializations``, as in both peers); a
+        dispatcher that is specialized already -- by ``specialize``, or compiled for one
+        signature given to ``cuda.jit`` -- raises ``RuntimeError``."""
         args = self.bind_arguments(args, kwargs)
         argtypes = tuple(self.typeof_argument(a, i)[1] for i, a in enumerate(args))
-        if self._specialized:
-            raise RuntimeError("a specialized kernel cannot be specialized again")
+        if self.specialized:
+            raise RuntimeError(
+                "Dispatcher already specialized: a kernel compiled for one signature (by "
+                "specialize(), or given it to cuda.jit) cannot be specialized again; specialize "
+                "the dispatcher it came from, or jit the function without a signature")
+        key = (capability.resolve_cc(None, current_device_cc), argtypes)
+        clone = self.specializations.get(key)
+        if clone is not None:
+            return clone
         clone = CUDADispatcher(self.py_func, targetoptions=self._user_options())
         clone.compile(argtypes)
         clone.disable_compile()
         clone._specialized = True
+        self.specializations[key] = clone
         return clone
+
+    @functools.cached_property
+    def specializations(self):
+        """``(compute capability, argument types)`` -> the dispatcher ``specialize`` made."""
+        return {}
 
     @property
     def specialized(self):
-        return self._specialized
+        """Compiled for one signature and no more: by ``specialize()``, or given one signature
+        to ``cuda.jit`` (both peers' meaning)."""
+        return self._specialized or (not self._can_compile and len(self.overloads) == 1)
 
     def _user_options(self):
         o = self.options

@@ -381,3 +381,23 @@ def test_keywords_and_defaults_on_the_gpu():
     axpy[2, 32](y=x, x=y, out=out, a=np.float32(0.5), counts=counts)
     np.testing.assert_array_equal(out.copy_to_host(), 0.5 * y + x)
     assert counts.copy_to_host()[0] == 64
+
+
+def test_specializations_are_cached_and_not_specialized_again(fake):
+    from numba import cuda
+
+    @cuda.jit
+    def k(x):
+        pass
+
+    assert k.specializations == {} and not k.specialized
+    f32 = k.specialize(np.zeros(4, np.float32))
+    assert f32.specialized and len(k.specializations) == 1
+    assert k.specialize(np.ones(3, np.float32)) is f32          # the same types: the same one
+    i32 = k.specialize(np.zeros(4, np.int32))
+    assert i32 is not f32 and len(k.specializations) == 2
+    for done in (f32, cuda.jit("void(int32[::1])")(k.py_func)):  # one signature given: too
+        assert done.specialized
+        with pytest.raises(RuntimeError, match="Dispatcher already specialized"):
+            done.specialize(np.zeros(4, np.float32))
+    assert not cuda.jit(["void(int32[::1])", "void(float32[::1])"])(k.py_func).specialized
