@@ -44,14 +44,26 @@ def switch(name, value, none=False):
 
 
 def check_inline(inline):
-    """``inline=``: ``"never"`` (or None), ``"always"`` or a bool; returns it as a bool."""
-    if inline in ("never", None):
+    """``inline=``: ``"never"`` (or None), ``"always"`` or a bool, returned as a bool; or a cost
+    model, returned as it is: Numba's ``cost_model(expr, caller_ir, callee_ir) -> bool``, which
+    decides at each call site whether the device function's IR is inlined into its caller (as in
+    Numba's ``jit`` and NVIDIA's ``cuda.jit``)."""
+    if inline is None or isinstance(inline, str) and inline == "never":
         return False
-    if inline == "always":
+    if isinstance(inline, str) and inline == "always":
         return True
+    if callable(inline) and not isinstance(inline, type):
+        return inline
     if not isinstance(inline, bool):
-        raise ValueError(f"inline must be 'always', 'never' or a bool, not {inline!r}")
+        raise ValueError(f"inline must be 'always', 'never', a bool or a cost-model function "
+                         f"(expr, caller_ir, callee_ir) -> bool, not {inline!r}")
     return inline
+
+
+def cost_model_of(inline):
+    """The cost model ``inline=`` names, or None."""
+    inline = check_inline(inline)
+    return None if isinstance(inline, bool) else inline
 
 
 def check_max_registers(max_registers):

@@ -71,9 +71,15 @@ def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False
     ``abi="c"`` (device functions only) exports a C-ABI function named ``abi_info["abi_name"]``
     (default: the Python name, escaped where a symbol cannot hold it: see ``c_abi_name``);
     ``abi="numba"`` exports the Numba-ABI function
-    ``i32 f(ret*, args...)``.  ``forceinline=True`` inlines the function into its callers (and
-    device functions it calls into it); ``launch_bounds`` (kernels) as ``cuda.jit``'s.
+    ``i32 f(ret*, args...)``.  ``forceinline=True`` (``output="ltoir"`` only, as in NVIDIA's
+    numba-cuda: PTX is linked without inlining) marks the function to be inlined into its
+    callers when the LTO-IR is linked (and device functions it calls into it);
+    ``launch_bounds`` (kernels) as ``cuda.jit``'s.
     """
+    if forceinline and output != "ltoir":
+        raise ValueError(
+            "Can only designate forced inlining in LTO-IR: forceinline=True needs "
+            "output='ltoir' (a linker inlines LTO-IR across files; PTX is linked as it is)")
     library, resty, cc = _compile_library(pyfunc, sig, debug, lineinfo, device, fastmath, cc, opt,
                                           abi, abi_info, output, forceinline, launch_bounds)
     code = library.get_ltoir(cc) if output == "ltoir" else library.get_ptx(cc)

@@ -87,7 +87,8 @@ class CompileOptions:
         opt = switch("opt", opt, none=True)
         if opt is None:
             opt = not debug
-        inline = check_inline(inline)
+        # (a cost model decides IR inlining at call sites: no LLVM-level always-inline)
+        inline = check_inline(inline) is True
         check_max_registers(max_registers)
         return cls(debug=debug, lineinfo=bool(lineinfo), fastmath=fastmath_flags(fastmath), opt=bool(opt),
                    inline=bool(inline), max_registers=max_registers, boundscheck=boundscheck,

@@ -33,7 +33,7 @@ from ..common.launch_dims import check_launch_bounds, normalize_dims
 from ..common.unsupported import argument_error, argument_problem, check_function
 from ..compiler import capability
 from ..compiler.pipeline import CompileOptions, CUDACompiler, compile_cuda
-from ..common.jit_options import JitOptions
+from ..common.jit_options import JitOptions, cost_model_of
 from ..compiler.target import cuda_target
 from ..errors import (CompilationDisabledError, KernelArgumentError, LaunchConfigError,
                       LaunchConfigTypeError)
@@ -285,7 +285,11 @@ class CUDADispatcher(Dispatcher):
         #: the preferred shared-memory carveout (percent; -1: the driver's default) set on the
         #: kernel where it is loaded, or None (the driver's choice)
         self.shared_memory_carveout = targetoptions.shared_memory_carveout
-        super().__init__(py_func, targetoptions={"nopython": True}, pipeline_class=CUDACompiler)
+        numba_options = {"nopython": True}
+        cost_model = cost_model_of(targetoptions.inline)
+        if cost_model is not None:  # read by Numba's InlineInlinables at each call site
+            numba_options["inline"] = cost_model
+        super().__init__(py_func, targetoptions=numba_options, pipeline_class=CUDACompiler)
         if cache:
             # the on-disk cache machinery (hashing, index files) is imported only when asked for
             from .disk_cache import DispatcherCache
@@ -696,7 +700,7 @@ class CUDADispatcher(Dispatcher):
         o = self.options
         return {"device": self.device, "link": self.link, "cache": self._kernel_cache.enabled,
                 "debug": o.debug, "lineinfo": o.lineinfo,
-                "fastmath": o.fastmath, "opt": o.opt, "inline": o.inline,
+                "fastmath": o.fastmath, "opt": o.opt, "inline": self.jit_options.inline,
                 "max_registers": o.max_registers, "boundscheck": o.boundscheck, "lto": o.lto,
                 "extensions": list(self.extensions), "launch_bounds": o.launch_bounds,
                 "shared_memory_carveout": self.shared_memory_carveout}

@@ -79,11 +79,15 @@ def test_forceinline_on_the_compile_functions(monkeypatch):
     def helper(x):
         return x + 1
 
-    ptx, _ = cuda.compile_ptx(helper, (float32,), device=True, cc=(7, 5), forceinline=True)
+    cuda.compile(helper, (float32,), device=True, cc=(7, 5), forceinline=True, output="ltoir")
+    cuda.compile_all(helper, (float32,), device=True, cc=(7, 5), forceinline=True)
+    ptx, _ = cuda.compile_ptx(helper, (float32,), device=True, cc=(7, 5))
     assemble(ptx, (7, 5))
-    cuda.compile(helper, (float32,), device=True, cc=(7, 5), forceinline=True)
-    cuda.compile_ptx(helper, (float32,), device=True, cc=(7, 5))
     assert seen == [True, True, False]
+    # PTX is linked without inlining: forcing it there is refused, as in NVIDIA's numba-cuda
+    for compile_ptx in (cuda.compile_ptx, lambda *a, **k: cuda.compile(*a, **k, output="ptx")):
+        with pytest.raises(ValueError, match="Can only designate forced inlining in LTO-IR"):
+            compile_ptx(helper, (float32,), device=True, cc=(7, 5), forceinline=True)
 
 
 def test_launches_over_the_bound_are_refused_in_the_simulator():

@@ -39,7 +39,7 @@ def test_the_dispatcher_keeps_the_parsed_value():
     ({"debug": "no"}, ValueError, "debug must be True or False, not 'no'"),
     ({"cache": "yes"}, ValueError, "cache must be True or False, not 'yes'"),
     ({"max_registers": 0}, ValueError, "max_registers must be a positive int, got 0"),
-    ({"inline": "sometimes"}, ValueError, "inline must be 'always', 'never' or a bool"),
+    ({"inline": "sometimes"}, ValueError, "inline must be 'always', 'never', a bool or a cost-model"),
     ({"launch_bounds": 0}, Exception, "launch_bounds"),
 ])
 def test_both_targets_refuse_a_bad_option_alike(options, error, match):
