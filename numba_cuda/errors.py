@@ -131,11 +131,20 @@ class GraphUpdateError(CudaError, RuntimeError):
 
 # ---- the names both peers' ``numba.cuda.errors`` offer -----------------------------------------
 
-from numba.core.errors import LoweringError  # noqa: E402  (Numba's; both peers re-export it)
+def __getattr__(name):
+    # ``LoweringError`` (Numba's; both peers re-export it) and ``CudaLoweringError`` (its
+    # subclass, both peers' class for extensions that raise it), made on first use: importing
+    # this module must not import Numba (``import numba_cuda`` before ``import numba``).
+    if name not in ("LoweringError", "CudaLoweringError"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from numba.core.errors import LoweringError
 
+    class CudaLoweringError(LoweringError):
+        """A failure lowering CUDA code (both peers' class, for extensions that raise it)."""
 
-class CudaLoweringError(LoweringError):
-    """A failure lowering CUDA code (both peers' class, for extensions that raise it)."""
+    CudaLoweringError.__module__ = __name__
+    globals().update(LoweringError=LoweringError, CudaLoweringError=CudaLoweringError)
+    return globals()[name]
 
 
 missing_launch_config_msg = """

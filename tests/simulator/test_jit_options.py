@@ -49,3 +49,21 @@ def test_both_targets_refuse_a_bad_option_alike(options, error, match):
             target.jit(**options)(_kernel)
         messages.append((type(info.value), str(info.value)))
     assert messages[0] == messages[1]
+
+
+@pytest.mark.parametrize("jit", [real.jit, sim.jit], ids=["gpu", "simulator"])
+def test_debug_combinations_warn_on_both_targets(jit):
+    import warnings
+
+    from numba.core.errors import NumbaInvalidConfigWarning
+
+    with pytest.warns(NumbaInvalidConfigWarning, match="not supported by CUDA"):
+        jit(debug=True, opt=True)
+    with pytest.warns(NumbaInvalidConfigWarning, match="debug and lineinfo are mutually exclusive"):
+        jit(debug=True, lineinfo=True, opt=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        jit(debug=True)             # optimisation is off by default with debug=True
+        jit(debug=True, opt=False)
+        jit(lineinfo=True)
+        jit()
