@@ -1,11 +1,12 @@
-"""How the compiler reads the kernel's source file: for the first line of a function body (debug
+"""How the compiler reads the kernel's source file: for the ``def`` line of a function (debug
 line information) and for the file name in error messages.  Two of Numba's helpers fail where
 Python itself does not; the compiler works around them here:
 
 * Numba's ``get_func_body_first_lineno`` (used for ``debug=True``/``lineinfo=True``) opens the
   source file in the locale's encoding: a UTF-8 source with non-ASCII text under ``LC_ALL=C``
-  raised ``UnicodeDecodeError``.  :func:`first_body_line` reads it as Python does (the PEP 263
-  coding declaration, else UTF-8), through ``inspect``/``linecache``.
+  raised ``UnicodeDecodeError``.  :func:`def_line` (the line debug information gives the
+  function) reads it as Python does (the PEP 263 coding declaration, else UTF-8), through
+  ``inspect``/``linecache``.
 * Numba's ``Loc`` shows a file relative to the working directory (``os.path.relpath``), which
   raises ``FileNotFoundError`` when the working directory has been deleted; Numba formats such
   messages while *typing* code that compiles (``a.size``, ``math.sin`` try templates that fail
@@ -21,11 +22,6 @@ import os
 import textwrap
 
 from numba.core import ir
-
-
-def _is_docstring(statement):
-    return (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)
-            and isinstance(statement.value.value, str))
 
 
 def _function_node(fn):
@@ -50,19 +46,6 @@ def _function_node(fn):
             continue
         return node, start
     return None
-
-
-def first_body_line(fn):
-    """The line number of the first statement of ``fn``'s body after its docstring, or None when
-    its source cannot be found (or ``fn`` is a lambda)."""
-    found = _function_node(fn)
-    if found is None:
-        return None
-    node, start = found
-    body = node.body
-    if len(body) > 1 and _is_docstring(body[0]):
-        body = body[1:]
-    return start + body[0].lineno - 1
 
 
 def def_line(fn):

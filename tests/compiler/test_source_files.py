@@ -13,13 +13,13 @@ KERNEL_SOURCE = '''\
 import math
 
 
-def kernel(out, a):
+def kernel(out, a):  # LINE-DEF
     """Größe: ünïcödé in the docstring."""
     # π and — in a comment
     out[0] = a.size + math.sin(a[0])  # LINE-BODY
 
 
-def typo(out, a):
+def typo(out, a):  # LINE-DEF-TYPO
     out[0] = a.sizee  # LINE-TYPO
 '''
 
@@ -59,31 +59,31 @@ def test_debug_line_info_of_a_utf8_source_under_an_ascii_locale(options, kernel_
     assert _line("LINE-BODY") in lines, sorted(lines)
 
 
-def test_first_body_line_skips_the_docstring_and_reads_utf8(kernel_module, monkeypatch):
+def test_def_line_reads_utf8(kernel_module, monkeypatch):
     import importlib
 
     monkeypatch.syspath_prepend(str(kernel_module.parent))
     module = importlib.import_module("kernel_with_unicode")
-    assert source_files.first_body_line(module.kernel) == _line("LINE-BODY")
-    assert source_files.first_body_line(module.typo) == _line("LINE-TYPO")
+    assert source_files.def_line(module.kernel) == _line("LINE-DEF")
+    assert source_files.def_line(module.typo) == _line("LINE-DEF-TYPO")
 
 
-def test_first_body_line_of_decorated_and_nested_functions():
+def test_def_line_of_decorated_and_nested_functions():
     def outer():
         @staticmethod
-        def inner(x):
-            return x  # inner-body
+        def inner(x):  # inner-def
+            return x
 
         return inner
 
     inner = outer().__func__
     import inspect
 
-    lines, start = inspect.getsourcelines(test_first_body_line_of_decorated_and_nested_functions)
-    expected = start + next(i for i, t in enumerate(lines) if "# inner-body" in t)
-    assert source_files.first_body_line(inner) == expected
-    assert source_files.first_body_line(lambda x: x) is None  # as Numba: no def line
-    assert source_files.first_body_line(len) is None
+    lines, start = inspect.getsourcelines(test_def_line_of_decorated_and_nested_functions)
+    expected = start + next(i for i, t in enumerate(lines) if "# inner-def" in t)
+    assert source_files.def_line(inner) == expected
+    assert source_files.def_line(lambda x: x) is None  # as Numba: no def line
+    assert source_files.def_line(len) is None
 
 
 def test_compiling_with_the_working_directory_deleted(kernel_module, run_python, tmp_path):
