@@ -69,19 +69,16 @@ class CUDADIBuilder(DIBuilder):
             "encoding": ir.DIToken(encoding),
         })
 
+    def _type_of(self, nbtype):
+        """The debug type of a value of Numba type ``nbtype``."""
+        lltype = self.cgctx.get_value_type(nbtype)
+        return self._var_type(lltype, self.cgctx.get_abi_sizeof(lltype),
+                              datamodel=self.cgctx.data_model_manager[nbtype])
+
     def _di_subroutine_type(self, line, function, argmap):
         ret = self.return_type
-        if ret is None or ret in (types.none, types.void):
-            md = [None]
-        else:
-            datamodel = self.cgctx.data_model_manager[ret]
-            lltype = self.cgctx.get_value_type(ret)
-            md = [self._var_type(lltype, self.cgctx.get_abi_sizeof(lltype), datamodel=datamodel)]
-        for nbtype in argmap.values():
-            datamodel = self.cgctx.data_model_manager[nbtype]
-            lltype = self.cgctx.get_value_type(nbtype)
-            md.append(self._var_type(lltype, self.cgctx.get_abi_sizeof(lltype),
-                                     datamodel=datamodel))
+        returns = None if ret is None or ret in (types.none, types.void) else self._type_of(ret)
+        md = [returns] + [self._type_of(nbtype) for nbtype in argmap.values()]
         return self.module.add_debug_info("DISubroutineType", {
             "types": self.module.add_metadata(md),
         })

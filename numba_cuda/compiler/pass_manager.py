@@ -486,16 +486,13 @@ class StripPhisBeforeLegalization(PreLowerStripPhis):
         branch passing a value through) is given the location of the block's terminator --
         Numba gives it the location where the value was defined, elsewhere, so that debug
         line information showed the loop's last assignment at the ``continue``."""
-        for block in func_ir.blocks.values():
-            for inst in block.body:
-                if (isinstance(inst, ir.Assign) and isinstance(inst.value, ir.Expr)
-                        and inst.value.op == "phi"):
-                    targets = {stmt.target.name for b in func_ir.blocks.values()
-                               for stmt in b.body if isinstance(stmt, ir.Assign)
-                               and isinstance(stmt.value, ir.Expr) and stmt.value.op == "phi"}
-                    func_ir = super()._strip_phi_nodes(func_ir)
-                    _locate_pass_through_exports(func_ir, targets)
-                    return func_ir
+        phi_targets = {inst.target.name for block in func_ir.blocks.values()
+                       for inst in block.body if isinstance(inst, ir.Assign)
+                       and isinstance(inst.value, ir.Expr) and inst.value.op == "phi"}
+        if phi_targets:
+            func_ir = super()._strip_phi_nodes(func_ir)
+            _locate_pass_through_exports(func_ir, phi_targets)
+            return func_ir
         newblocks = {}
         for label, block in func_ir.blocks.items():
             newblk = _shallow_copy(block)
