@@ -1,13 +1,12 @@
 """cffi's ffi.from_buffer(array) in kernels: the array's data pointer, typed CPointer(dtype)."""
 
 import re
-import subprocess
-import sys
 
 import pytest
 from numba import float32, float64, int32, types
 
 from tests.support.ptx_helpers import assemble
+from tests.support.subprocesses import run_python
 
 cffi = pytest.importorskip("cffi", reason="cffi is in the test extra")
 CC = (8, 0)
@@ -55,8 +54,7 @@ def test_a_process_without_cffi_does_not_install_it():
             "cuda.compile_ptx(lambda a: None, (float32[::1],), cc=(8, 0))\n"
             "assert 'cffi' not in sys.modules, 'cffi imported'\n"
             "assert 'numba_cuda.lang.cffi_buffers' not in sys.modules, 'family installed'\n")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=300)
+    proc = run_python(code, timeout=300)
     assert proc.returncode == 0, proc.stderr
 
 
@@ -71,6 +69,5 @@ def test_importing_cffi_keeps_numbas_array_modules_deferred():
             "assert cuda_target.target_context._deferral is not None, 'deferral off'\n"
             "loaded = [m for m in deferred_impls.DEFERRED_MODULES if m in sys.modules]\n"
             "assert not loaded, loaded\n")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=300)
+    proc = run_python(code, timeout=300)
     assert proc.returncode == 0, proc.stderr
