@@ -17,5 +17,6 @@ contracts in pyproject.toml keep it so.
 * ``launch_dims``          -- the checks of ``kernel[griddim, blockdim]`` and of launch bounds
 * ``package_versions``     -- installed packages' versions, read without importing them
 * ``pickling``             -- how ``@cuda.jit`` objects pickle, on both targets
+* ``records``              -- ``Record``/``FrozenRecord``: value classes without dataclasses' start-up cost
 * ``unsupported``          -- what neither target accepts as a kernel or an argument, and its wording
 """

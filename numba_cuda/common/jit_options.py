@@ -10,9 +10,8 @@ Numba's own options (:data:`NUMBA_INTERNAL_OPTIONS`: ``nopython``, ``forceinline
 accepted and ignored, as Numba's CUDA target does (``forceinline=True`` is ``inline="always"``).
 """
 
-from dataclasses import dataclass, fields
-
 from .launch_dims import normalize_launch_bounds, normalize_shared_memory_carveout
+from .records import FrozenRecord
 
 #: The options of ``cuda.jit``.
 JIT_OPTION_NAMES = ("device", "inline", "link", "debug", "opt", "lineinfo", "fastmath",
@@ -96,27 +95,28 @@ def _warn_about_debug_combinations(debug, opt, lineinfo):
             stacklevel=4)
 
 
-@dataclass(frozen=True)
-class JitOptions:
-    """The options of one ``cuda.jit`` (see the module docstring); None means "the default"."""
+class JitOptions(FrozenRecord):
+    """The options of one ``cuda.jit`` (see the module docstring); None means "the default".
 
-    device: bool = False
-    inline: object = "never"
-    link: tuple = ()
-    debug: object = None
-    opt: object = None
-    lineinfo: bool = False
-    fastmath: object = False
-    max_registers: object = None
-    cache: bool = False
-    boundscheck: object = None
-    #: True, False, or None (not given: LTO when a link input is LTO-IR, see CompiledKernel)
-    lto: object = None
-    extensions: tuple = ()
-    launch_bounds: object = None
-    #: the preferred shared-memory carveout (percent; -1: the driver's default) set on the kernel
-    #: where it is loaded, or None (the driver's choice)
-    shared_memory_carveout: object = None
+    Fields (in ``JIT_OPTION_NAMES`` order): ``device``, ``inline``, ``link`` (a tuple),
+    ``debug``, ``opt``, ``lineinfo``, ``fastmath``, ``max_registers``, ``cache``,
+    ``boundscheck``, ``lto`` (True, False, or None -- not given: LTO when a link input is
+    LTO-IR, see CompiledKernel), ``extensions`` (a tuple), ``launch_bounds`` and
+    ``shared_memory_carveout`` (the preferred shared-memory carveout, percent, -1 for the
+    driver's default, set on the kernel where it is loaded; None: the driver's choice).
+    """
+
+    FIELDS = JIT_OPTION_NAMES
+
+    def __init__(self, device=False, inline="never", link=(), debug=None, opt=None,
+                 lineinfo=False, fastmath=False, max_registers=None, cache=False,
+                 boundscheck=None, lto=None, extensions=(), launch_bounds=None,
+                 shared_memory_carveout=None):
+        vars(self).update(
+            device=device, inline=inline, link=link, debug=debug, opt=opt, lineinfo=lineinfo,
+            fastmath=fastmath, max_registers=max_registers, cache=cache,
+            boundscheck=boundscheck, lto=lto, extensions=extensions,
+            launch_bounds=launch_bounds, shared_memory_carveout=shared_memory_carveout)
 
     @classmethod
     def parse(cls, options, api="@cuda.jit"):
@@ -167,6 +167,6 @@ class JitOptions:
 
     def as_dict(self):
         """The options as keyword arguments of ``cuda.jit`` (``parse`` of it gives this value)."""
-        out = {f.name: getattr(self, f.name) for f in fields(self)}  # (no copies of extensions)
+        out = {name: getattr(self, name) for name in self.FIELDS}  # (no copies of extensions)
         out["link"], out["extensions"] = list(self.link), list(self.extensions)
         return out

@@ -29,35 +29,30 @@ Fields:
                        the kernel does not use the NRT
 """
 
-from dataclasses import dataclass
+from .records import FrozenRecord
 
 
-@dataclass(frozen=True, eq=False)  # eq=False: hashed and compared by identity
-class KernelImage:
+class KernelImage(FrozenRecord):
     """A kernel for one signature and one compute capability (see the module docstring)."""
 
-    entry_name: str
-    argtypes: tuple
-    cc: tuple
-    ptx: str = None
-    ltoir: bytes = None
-    link_files: tuple = ()
-    cooperative: bool = False
-    debug: bool = False
-    lineinfo: bool = False
-    max_registers: int = None
-    error_global: str = None
-    exceptions: object = None
-    nrt_global: str = None
+    FIELDS = ("entry_name", "argtypes", "cc", "ptx", "ltoir", "link_files", "cooperative",
+              "debug", "lineinfo", "max_registers", "error_global", "exceptions", "nrt_global")
+    # hashed and compared by identity: the runtime keys the kernels it loaded by the image
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
 
-    def __post_init__(self):
-        if (self.ptx is None) == (self.ltoir is None):
-            raise ValueError(f"a KernelImage of {self.entry_name} holds exactly one of ptx and "
+    def __init__(self, entry_name, argtypes, cc, ptx=None, ltoir=None, link_files=(),
+                 cooperative=False, debug=False, lineinfo=False, max_registers=None,
+                 error_global=None, exceptions=None, nrt_global=None):
+        if (ptx is None) == (ltoir is None):
+            raise ValueError(f"a KernelImage of {entry_name} holds exactly one of ptx and "
                              "ltoir (LTO-IR): pass one of them")
-        # normalise the containers, so that the value is immutable all the way down
-        object.__setattr__(self, "argtypes", tuple(self.argtypes))
-        object.__setattr__(self, "cc", tuple(self.cc))
-        object.__setattr__(self, "link_files", tuple(self.link_files))
+        # the containers normalised, so that the value is immutable all the way down
+        vars(self).update(
+            entry_name=entry_name, argtypes=tuple(argtypes), cc=tuple(cc), ptx=ptx,
+            ltoir=ltoir, link_files=tuple(link_files), cooperative=cooperative, debug=debug,
+            lineinfo=lineinfo, max_registers=max_registers, error_global=error_global,
+            exceptions=exceptions, nrt_global=nrt_global)
 
     @property
     def lto(self):

@@ -17,7 +17,7 @@ import threading
 from llvmlite import ir
 from numba.core.codegen import CodeLibrary, Codegen
 
-from . import ir_printer, module_merge, nvvmir
+from . import ir_printer, nvvmir
 
 _LINKAGES = frozenset((
     "private", "internal", "available_externally", "linkonce", "weak", "common", "appending",
@@ -282,8 +282,11 @@ class CUDACodeLibrary(CodeLibrary):
         for lib in libraries:
             lib._ensure_finalized()
             modules.extend(lib._relinked_texts(exported))
-        if len(modules) > 1 and module_merge.has_debug_info(modules):
-            # libNVVM allows one debug compile unit per program (see module_merge)
+        if len(modules) > 1 and nvvmir.has_debug_info(modules):
+            # libNVVM allows one debug compile unit per program (see module_merge; imported
+            # only here: compiling its patterns costs a first compile without debug info ~2 ms)
+            from . import module_merge
+
             modules = [module_merge.merge(modules, f"{self.name}:debug")]
         self._ir_modules = (key, tuple(modules))
         return list(modules)

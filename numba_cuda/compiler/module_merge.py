@@ -32,8 +32,7 @@ different bodies for one named type) is a real conflict and raises ``NvvmError``
 import re
 
 from ..errors import NvvmError
-
-DEBUG_CU_MARKER = "!llvm.dbg.cu"
+from .nvvmir import DEBUG_CU_MARKER, has_debug_info  # noqa: F401 - part of this module's API
 
 _TOKEN = re.compile(r'"[^"]*"|!(\d+)\b|#(\d+)\b|@("[^"]*"|[-\w.$]+)')
 _META_DEF = re.compile(r"^!(\d+) = ")
@@ -47,11 +46,6 @@ _DISCARDABLE = ("linkonce", "linkonce_odr", "weak", "weak_odr", "available_exter
 _EMISSION_KIND = re.compile(r"emissionKind: (\w+)")
 _EMISSION_ORDER = ("NoDebug", "DebugDirectivesOnly", "LineTablesOnly", "FullDebug")
 _FLAG_NAME = re.compile(r'!"([^"]*)"')
-
-
-def has_debug_info(modules):
-    """True if some ``(name, text)`` module carries a debug compile unit."""
-    return any(DEBUG_CU_MARKER in text for _name, text in modules)
 
 
 class _Entity:

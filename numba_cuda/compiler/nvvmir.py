@@ -76,6 +76,15 @@ def mark_kernel(module, function, max_registers=None, keep=(), launch_bounds=Non
     used.initializer = ir.Constant(used_ty, [g.bitcast(i8p) for g in kept])
 
 
+#: The named metadata of a module's debug compile units.
+DEBUG_CU_MARKER = "!llvm.dbg.cu"
+
+
+def has_debug_info(modules):
+    """True if some ``(name, text)`` module carries a debug compile unit."""
+    return any(DEBUG_CU_MARKER in text for _name, text in modules)
+
+
 def empty_module_text():
     module = new_module("empty")
     add_ir_version(module)

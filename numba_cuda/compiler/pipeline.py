@@ -6,8 +6,6 @@ compute capability).  Every compile runs inside ``target_override("cuda")`` so t
 ``@overload``/``@intrinsic`` extensions are selected.
 """
 
-import dataclasses
-
 from numba.core import errors, funcdesc, typing
 from numba.core.compiler import CompilerBase, DefaultPassBuilder, compile_extra, compile_result
 from numba.core.compiler_lock import global_compiler_lock
@@ -26,6 +24,7 @@ from .nrt import name_the_nrt_setting
 from .strings import RejectStringBuilding
 from ..common.jit_options import check_inline, check_max_registers, switch
 from ..common.launch_dims import normalize_launch_bounds
+from ..common.records import FrozenRecord
 from .try_blocks import RejectTryBlocks
 from .type_inference import CUDATypeInference
 from .lowering import CUDALower
@@ -37,28 +36,27 @@ from .target import TARGET_NAME, CUDAFlags, CUDATargetOptions, cuda_target, regi
 from .target_context import CUDATargetContext
 
 
-@dataclasses.dataclass(frozen=True)
-class CompileOptions:
+class CompileOptions(FrozenRecord):
     """Everything that changes generated code, besides the signature and the compute capability.
 
-    Hashable: part of the in-memory cache key.
+    Hashable: part of the in-memory cache key.  Fields: ``debug``, ``lineinfo``, ``fastmath``
+    (the LLVM fast-math flag names asked for, sorted, ``True`` being ``("fast",)``; any flag
+    turns fast math on, as in Numba's CUDA target, see ``fastmath_flags``), ``opt``,
+    ``inline``, ``max_registers``, ``boundscheck``, ``lto`` (link-time optimisation: True,
+    False, or None -- not given: a kernel uses it when one of its link inputs is LTO-IR,
+    ``CompiledKernel.lto``) and ``launch_bounds`` (kernels: (max threads per block[, min blocks
+    per multiprocessor[, max blocks per cluster]]), PTX ``.maxntid``/``.minnctapersm``/
+    ``.maxclusterrank``; None: no bounds).
     """
 
-    debug: bool = False
-    lineinfo: bool = False
-    #: the LLVM fast-math flag names asked for, sorted (``True`` is ``("fast",)``); any flag
-    #: turns fast math on, as in Numba's CUDA target (see ``fastmath_flags``)
-    fastmath: tuple = ()
-    opt: bool = True
-    inline: bool = False
-    max_registers: int | None = None
-    boundscheck: bool = False
-    #: link-time optimisation: True, False, or None (not given: a kernel uses it when one of
-    #: its link inputs is LTO-IR, ``CompiledKernel.lto``)
-    lto: bool | None = None
-    #: kernels: (max threads per block[, min blocks per multiprocessor[, max blocks per
-    #: cluster]]), PTX ``.maxntid``/``.minnctapersm``/``.maxclusterrank``; None: no bounds
-    launch_bounds: tuple | None = None
+    FIELDS = ("debug", "lineinfo", "fastmath", "opt", "inline", "max_registers", "boundscheck",
+              "lto", "launch_bounds")
+
+    def __init__(self, debug=False, lineinfo=False, fastmath=(), opt=True, inline=False,
+                 max_registers=None, boundscheck=False, lto=None, launch_bounds=None):
+        vars(self).update(debug=debug, lineinfo=lineinfo, fastmath=fastmath, opt=opt,
+                          inline=inline, max_registers=max_registers, boundscheck=boundscheck,
+                          lto=lto, launch_bounds=launch_bounds)
 
     @property
     def reports_exceptions(self):

@@ -11,10 +11,10 @@ import os
 import re
 import sys
 import warnings
-from dataclasses import dataclass, field
 from typing import Callable, Mapping, Optional, Sequence
 
 from numba_cuda.common.package_versions import version_in_file
+from numba_cuda.common.records import Record
 from numba_cuda.errors import ToolkitError
 
 from . import layouts
@@ -156,22 +156,31 @@ def _bindings_version_file():
     return version_in_file("cuda.bindings")
 
 
-@dataclass
-class Environment:
-    """Everything discovery looks at.  Build fake ones in tests."""
+class Environment(Record):
+    """Everything discovery looks at.  Build fake ones in tests.
 
-    prefix: str
-    base_prefix: str
-    path: Sequence[str]
-    environ: Mapping[str, str]
-    platform: str
-    system_roots: Sequence[str] = ()
-    #: Called at most once, only if the search reaches the system source.
-    loader_dirs: Callable[[], Sequence[str]] = list
-    bindings_major: Optional[int] = None
-    check_library: Callable[[str, str], Optional[str]] = check_library_file
-    #: Metadata read during this run.
-    metadata: MetadataCache = field(default_factory=MetadataCache)
+    ``loader_dirs`` is called at most once, only if the search reaches the system source;
+    ``metadata`` caches the package metadata read during this run."""
+
+    FIELDS = ("prefix", "base_prefix", "path", "environ", "platform", "system_roots",
+              "loader_dirs", "bindings_major", "check_library", "metadata")
+
+    def __init__(self, prefix: str, base_prefix: str, path: Sequence[str],
+                 environ: Mapping[str, str], platform: str, system_roots: Sequence[str] = (),
+                 loader_dirs: Callable[[], Sequence[str]] = list,
+                 bindings_major: Optional[int] = None,
+                 check_library: Callable[[str, str], Optional[str]] = check_library_file,
+                 metadata: Optional[MetadataCache] = None):
+        self.prefix = prefix
+        self.base_prefix = base_prefix
+        self.path = path
+        self.environ = environ
+        self.platform = platform
+        self.system_roots = system_roots
+        self.loader_dirs = loader_dirs
+        self.bindings_major = bindings_major
+        self.check_library = check_library
+        self.metadata = MetadataCache() if metadata is None else metadata
 
 
 def default_system_roots(platform, environ):
@@ -213,16 +222,23 @@ def current_environment(refresh=False):
 
 # ---- sources ----------------------------------------------------------------------------
 
-@dataclass
-class Source:
-    kind: str
-    label: str
-    root: Optional[str] = None
-    #: Why this source is not searched at all (unset, disabled, missing ...).
-    skip: Optional[str] = None
-    #: "prefix", "wheel" or "flat" (libraries directly in loader folders).
-    layout: str = "prefix"
-    wheel_major: Optional[int] = None
+class Source(Record):
+    """One place searched: ``kind`` (``"conda"``, ``"pip"``, ``"CONDA_PREFIX"`` ...), ``label``
+    (as reports name it), ``root``, ``skip`` (why this source is not searched at all: unset,
+    disabled, missing ...), ``layout`` (``"prefix"``, ``"wheel"`` or ``"flat"``: libraries
+    directly in loader folders) and ``wheel_major``."""
+
+    FIELDS = ("kind", "label", "root", "skip", "layout", "wheel_major")
+
+    def __init__(self, kind: str, label: str, root: Optional[str] = None,
+                 skip: Optional[str] = None, layout: str = "prefix",
+                 wheel_major: Optional[int] = None):
+        self.kind = kind
+        self.label = label
+        self.root = root
+        self.skip = skip
+        self.layout = layout
+        self.wheel_major = wheel_major
 
     def search_dirs(self, component, platform):
         if self.layout == "wheel":
@@ -502,13 +518,16 @@ def _version_of(env, source, component, path):
     return None, None, None
 
 
-@dataclass
-class _Found:
-    path: str
-    version: Optional[str]
-    major: Optional[int]
-    how: Optional[str]
-    source: Source
+class _Found(Record):
+    FIELDS = ("path", "version", "major", "how", "source")
+
+    def __init__(self, path: str, version: Optional[str], major: Optional[int],
+                 how: Optional[str], source: Source):
+        self.path = path
+        self.version = version
+        self.major = major
+        self.how = how
+        self.source = source
 
 
 def _examine(env, source, component):

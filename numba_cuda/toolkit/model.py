@@ -1,37 +1,42 @@
 """The result of toolkit discovery: one :class:`Toolkit` of :class:`Component`."""
 
-from dataclasses import dataclass, field
-
+from numba_cuda.common.records import Record
 from numba_cuda.errors import ToolkitError
 
 from .layouts import COMPONENTS, DESCRIPTIONS
 
 
-@dataclass
-class Component:
+class Component(Record):
     """Where one toolkit component was found, or why it was not.
 
     ``source`` is one of ``"conda"``, ``"pip"``, ``"CONDA_PREFIX"``,
     ``"CUDA_HOME"``, ``"CUDA_PATH"``, ``"system"`` (None when not found).
-    ``tried`` lists ``(place, reason)`` for every place that was searched and
-    did not provide it.
+    ``version_from`` says where ``version`` / ``major`` were read from;
+    ``loaded_version`` is the version the library itself reports once loaded (NVRTC
+    ``13.0``).  ``tried`` lists ``(place, reason)`` for every place that was searched and
+    did not provide it.  ``message`` is the full ToolkitError message when the component is
+    unusable; ``fix`` the command that installs it here when it is missing.
     """
 
-    name: str
-    path: "str | None" = None
-    source: "str | None" = None
-    version: "str | None" = None
-    error: "str | None" = None
-    major: "int | None" = None
-    #: Where ``version`` / ``major`` were read from.
-    version_from: "str | None" = None
-    #: Version reported by the library itself once loaded (NVRTC ``13.0``).
-    loaded_version: "str | None" = None
-    tried: list = field(default_factory=list)
-    #: The full ToolkitError message when the component is unusable.
-    message: "str | None" = None
-    #: The command that installs this component here, when it is missing.
-    fix: "str | None" = None
+    FIELDS = ("name", "path", "source", "version", "error", "major", "version_from",
+              "loaded_version", "tried", "message", "fix")
+
+    def __init__(self, name: str, path: "str | None" = None, source: "str | None" = None,
+                 version: "str | None" = None, error: "str | None" = None,
+                 major: "int | None" = None, version_from: "str | None" = None,
+                 loaded_version: "str | None" = None, tried: "list | None" = None,
+                 message: "str | None" = None, fix: "str | None" = None):
+        self.name = name
+        self.path = path
+        self.source = source
+        self.version = version
+        self.error = error
+        self.major = major
+        self.version_from = version_from
+        self.loaded_version = loaded_version
+        self.tried = [] if tried is None else tried
+        self.message = message
+        self.fix = fix
 
     @property
     def found(self):
@@ -50,29 +55,37 @@ class Component:
         }
 
 
-@dataclass
-class Toolkit:
+class Toolkit(Record):
     """The one CUDA toolkit this process uses.
 
     ``source`` and ``root`` describe the source that provided libNVVM and
     libdevice and so decided the toolkit; ``cuda_major`` is its CUDA major.
+    ``components`` maps names to :class:`Component`; ``warnings`` holds one line per
+    problem worth a user's attention (conflicting variables ...); ``environment`` is the
+    kind of Python environment (``"conda"``, ``"venv"`` or ``"system"``, for fixes); ``fix``
+    the shell command that installs the toolkit's required components here (a missing
+    component's own command is its ``fix``: an optional one is in no extra); ``searched``
+    the searched sources in order, as text (for explain()); ``skipped`` the labels of the
+    sources that were not searched (unset, disabled ...).
     """
 
-    cuda_major: "int | None" = None
-    source: "str | None" = None
-    root: "str | None" = None
-    components: dict = field(default_factory=dict)
-    #: One line per problem worth a user's attention (conflicting variables ...).
-    warnings: list = field(default_factory=list)
-    #: "conda", "venv" or "system": the kind of Python environment, for fixes.
-    environment: "str | None" = None
-    #: The shell command that installs the toolkit's required components here (a missing
-    #: component's own command is its ``fix``: an optional one is in no extra).
-    fix: "str | None" = None
-    #: The searched sources in order, as text (for explain()).
-    searched: list = field(default_factory=list)
-    #: Labels of the sources that were not searched (unset, disabled ...).
-    skipped: set = field(default_factory=set)
+    FIELDS = ("cuda_major", "source", "root", "components", "warnings", "environment", "fix",
+              "searched", "skipped")
+
+    def __init__(self, cuda_major: "int | None" = None, source: "str | None" = None,
+                 root: "str | None" = None, components: "dict | None" = None,
+                 warnings: "list | None" = None, environment: "str | None" = None,
+                 fix: "str | None" = None, searched: "list | None" = None,
+                 skipped: "set | None" = None):
+        self.cuda_major = cuda_major
+        self.source = source
+        self.root = root
+        self.components = {} if components is None else components
+        self.warnings = [] if warnings is None else warnings
+        self.environment = environment
+        self.fix = fix
+        self.searched = [] if searched is None else searched
+        self.skipped = set() if skipped is None else skipped
 
     def require(self, name):
         """The component ``name``; raises ToolkitError with the full story if unusable."""

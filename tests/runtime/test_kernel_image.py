@@ -45,13 +45,16 @@ def _image(**changes):
 
 def test_the_fields_and_that_they_are_frozen():
     image = _image(link_files=["a.cu"])
-    assert tuple(f.name for f in dataclasses.fields(KernelImage)) == FIELDS
+    assert KernelImage.FIELDS == FIELDS
     # containers are normalised to tuples: immutable all the way down
     assert image.argtypes == (types.uint64, types.int32) and image.cc == (8, 0)
     assert image.link_files == ("a.cu",)
     assert not image.lto and image.cooperative is False and image.error_global is None
     with pytest.raises(dataclasses.FrozenInstanceError):
         image.ptx = "changed"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        del image.ptx
+    assert image.ptx == PTX
     assert hash(image) != hash(_image())  # keyed by identity (the runtime's cache of loads)
 
 
