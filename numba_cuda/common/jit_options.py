@@ -106,8 +106,6 @@ class JitOptions(FrozenRecord):
     driver's default, set on the kernel where it is loaded; None: the driver's choice).
     """
 
-    FIELDS = JIT_OPTION_NAMES
-
     def __init__(self, device=False, inline="never", link=(), debug=None, opt=None,
                  lineinfo=False, fastmath=False, max_registers=None, cache=False,
                  boundscheck=None, lto=None, extensions=(), launch_bounds=None,

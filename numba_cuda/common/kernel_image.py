@@ -35,8 +35,6 @@ from .records import FrozenRecord
 class KernelImage(FrozenRecord):
     """A kernel for one signature and one compute capability (see the module docstring)."""
 
-    FIELDS = ("entry_name", "argtypes", "cc", "ptx", "ltoir", "link_files", "cooperative",
-              "debug", "lineinfo", "max_registers", "error_global", "exceptions", "nrt_global")
     # hashed and compared by identity: the runtime keys the kernels it loaded by the image
     __eq__ = object.__eq__
     __hash__ = object.__hash__

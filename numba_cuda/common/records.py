@@ -4,7 +4,8 @@ They give what ``@dataclass`` would give the classes of the compile path (``Kern
 ``JitOptions``, ``CompileOptions``, the toolkit's ``Component`` and ``Toolkit`` ...): a
 ``ClassName(field=value, ...)`` repr, equality field by field, and for ``FrozenRecord`` a hash
 and no assignment after ``__init__`` (``dataclasses.FrozenInstanceError``, an
-``AttributeError``).  A subclass lists its fields in ``FIELDS`` and writes its own ``__init__``.
+``AttributeError``).  A subclass writes its own ``__init__``; its parameters, in order, are the
+fields (``FIELDS``).
 
 Why not ``@dataclass``: making a dataclass costs 0.6-1.8 ms per class (its field processing
 and the code it generates and compiles), paid by every process at its first compile, where
@@ -16,8 +17,16 @@ ordinary objects with a ``__dict__`` (they pickle and copy as dataclass instance
 class Record:
     """A mutable value class: repr and ``==`` over ``FIELDS`` (unhashable, as a dataclass)."""
 
+    #: the field names: the parameters of the class's ``__init__``, in order
     FIELDS = ()
     __hash__ = None
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        init = vars(cls).get("__init__")
+        if init is not None:
+            code = init.__code__
+            cls.FIELDS = code.co_varnames[1:code.co_argcount]
 
     def _values(self):
         return tuple(getattr(self, name) for name in self.FIELDS)
@@ -33,8 +42,8 @@ class Record:
 
 
 class FrozenRecord(Record):
-    """An immutable, hashable value class: ``__init__`` sets the fields with
-    ``object.__setattr__``; any later assignment or deletion raises
+    """An immutable, hashable value class: ``__init__`` sets the fields in the instance's
+    ``__dict__`` (``vars(self).update(...)``); any assignment or deletion raises
     ``dataclasses.FrozenInstanceError``."""
 
     def __hash__(self):

@@ -32,7 +32,6 @@ different bodies for one named type) is a real conflict and raises ``NvvmError``
 import re
 
 from ..errors import NvvmError
-from .nvvmir import DEBUG_CU_MARKER, has_debug_info  # noqa: F401 - part of this module's API
 
 _TOKEN = re.compile(r'"[^"]*"|!(\d+)\b|#(\d+)\b|@("[^"]*"|[-\w.$]+)')
 _META_DEF = re.compile(r"^!(\d+) = ")

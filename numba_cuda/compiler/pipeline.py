@@ -49,9 +49,6 @@ class CompileOptions(FrozenRecord):
     ``.maxclusterrank``; None: no bounds).
     """
 
-    FIELDS = ("debug", "lineinfo", "fastmath", "opt", "inline", "max_registers", "boundscheck",
-              "lto", "launch_bounds")
-
     def __init__(self, debug=False, lineinfo=False, fastmath=(), opt=True, inline=False,
                  max_registers=None, boundscheck=False, lto=None, launch_bounds=None):
         vars(self).update(debug=debug, lineinfo=lineinfo, fastmath=fastmath, opt=opt,

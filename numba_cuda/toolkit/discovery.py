@@ -162,9 +162,6 @@ class Environment(Record):
     ``loader_dirs`` is called at most once, only if the search reaches the system source;
     ``metadata`` caches the package metadata read during this run."""
 
-    FIELDS = ("prefix", "base_prefix", "path", "environ", "platform", "system_roots",
-              "loader_dirs", "bindings_major", "check_library", "metadata")
-
     def __init__(self, prefix: str, base_prefix: str, path: Sequence[str],
                  environ: Mapping[str, str], platform: str, system_roots: Sequence[str] = (),
                  loader_dirs: Callable[[], Sequence[str]] = list,
@@ -227,8 +224,6 @@ class Source(Record):
     (as reports name it), ``root``, ``skip`` (why this source is not searched at all: unset,
     disabled, missing ...), ``layout`` (``"prefix"``, ``"wheel"`` or ``"flat"``: libraries
     directly in loader folders) and ``wheel_major``."""
-
-    FIELDS = ("kind", "label", "root", "skip", "layout", "wheel_major")
 
     def __init__(self, kind: str, label: str, root: Optional[str] = None,
                  skip: Optional[str] = None, layout: str = "prefix",
@@ -519,8 +514,6 @@ def _version_of(env, source, component, path):
 
 
 class _Found(Record):
-    FIELDS = ("path", "version", "major", "how", "source")
-
     def __init__(self, path: str, version: Optional[str], major: Optional[int],
                  how: Optional[str], source: Source):
         self.path = path

@@ -18,9 +18,6 @@ class Component(Record):
     unusable; ``fix`` the command that installs it here when it is missing.
     """
 
-    FIELDS = ("name", "path", "source", "version", "error", "major", "version_from",
-              "loaded_version", "tried", "message", "fix")
-
     def __init__(self, name: str, path: "str | None" = None, source: "str | None" = None,
                  version: "str | None" = None, error: "str | None" = None,
                  major: "int | None" = None, version_from: "str | None" = None,
@@ -68,9 +65,6 @@ class Toolkit(Record):
     the searched sources in order, as text (for explain()); ``skipped`` the labels of the
     sources that were not searched (unset, disabled ...).
     """
-
-    FIELDS = ("cuda_major", "source", "root", "components", "warnings", "environment", "fix",
-              "searched", "skipped")
 
     def __init__(self, cuda_major: "int | None" = None, source: "str | None" = None,
                  root: "str | None" = None, components: "dict | None" = None,

@@ -44,20 +44,17 @@ def test_the_first_compile_makes_no_dataclass_and_skips_the_debug_merge(run_pyth
 
 
 class Point(Record):
-    FIELDS = ("x", "y")
-
     def __init__(self, x, y=0):
         self.x, self.y = x, y
 
 
 class Frozen(FrozenRecord):
-    FIELDS = ("x", "items")
-
     def __init__(self, x, items=()):
         vars(self).update(x=x, items=tuple(items))
 
 
 def test_a_record_compares_and_prints_by_its_fields_as_a_dataclass_does():
+    assert Point.FIELDS == ("x", "y") and Frozen.FIELDS == ("x", "items")  # __init__'s parameters
     assert Point(1, 2) == Point(1, 2) and Point(1, 2) != Point(1, 3)
     assert repr(Point(1, "a")) == "Point(x=1, y='a')"
     assert Point(1) != Frozen(1)  # another class is never equal
@@ -88,6 +85,9 @@ def test_the_compile_path_classes_keep_their_dataclass_behaviour():
     from numba_cuda.compiler.pipeline import CompileOptions
     from numba_cuda.toolkit.model import Component, Toolkit
 
+    from numba_cuda.common.jit_options import JIT_OPTION_NAMES
+
+    assert JitOptions.FIELDS == JIT_OPTION_NAMES  # as_dict() gives cuda.jit's keywords
     options = CompileOptions.from_user(debug=True)
     assert options == CompileOptions.from_user(debug=True)
     assert {options: 1}[CompileOptions.from_user(debug=True)] == 1  # an in-memory cache key
