@@ -105,6 +105,20 @@ def release_module(module):
         cache.clear()
 
 
+def _defines(text, name):
+    """True if module ``text`` has a ``define`` of the function ``name``."""
+    from .kernel_wrapper import global_reference
+
+    needle = f" {global_reference(name)}("
+    at = text.find(needle)
+    while at >= 0:
+        line = text.rfind("\n", 0, at) + 1
+        if text.startswith("define ", line):
+            return True
+        at = text.find(needle, at + 1)
+    return False
+
+
 def _relink(text, exported, definitions=None):
     """Give ``linkonce_odr`` linkage to every definition in ``text`` without a linkage and not
     named in ``exported`` (``definitions``: ``Definitions(text)``, if already known)."""
@@ -147,6 +161,9 @@ class CUDACodeLibrary(CodeLibrary):
         self._defined_names = frozenset()
         self._relink_cache = {}
         self._ir_modules = None  # (key, modules) of the last ir_modules()
+        #: {module name: the function it calls} of this library's kernel wrappers written by
+        #: ``kernel_wrapper.pass_through_text`` (spliced for libNVVM: ``program_modules``)
+        self.spliceable_wrappers = {}
         self._linking_libraries = []
         self.link_files = []
         self.kernel_names = set()
@@ -291,6 +308,31 @@ class CUDACodeLibrary(CodeLibrary):
         self._ir_modules = (key, tuple(modules))
         return list(modules)
 
+    def program_modules(self):
+        """What libNVVM compiles: ``ir_modules()`` with each pass-through kernel wrapper of this
+        library spliced into the module defining the function it calls
+        (``kernel_wrapper.splice``; where that is not certain to give the same program, the two
+        stay apart)."""
+        modules = self.ir_modules()
+        if not self.spliceable_wrappers or len(modules) < 2:
+            return modules
+        from . import kernel_wrapper
+
+        for name, callee in self.spliceable_wrappers.items():
+            qualified = f"{self.name}:{name}"
+            index = next((i for i, (n, _t) in enumerate(modules) if n == qualified), None)
+            if index is None:
+                continue
+            wrapper = modules[index][1]
+            for other, (other_name, text) in enumerate(modules):
+                if other != index and _defines(text, callee):
+                    merged = kernel_wrapper.splice(wrapper, callee, text)
+                    if merged is not None:
+                        modules[other] = (other_name, merged)
+                        del modules[index]
+                    break
+        return modules
+
     def _relinked_texts(self, exported):
         """``(library:module name, text)`` of this library's modules with linkage adjusted for
         a program exporting ``exported`` (see ``_relink``).  Cached per set of exported names
@@ -337,7 +379,8 @@ class CUDACodeLibrary(CodeLibrary):
             ptx = self._ptx_cache.get(cc)
             if ptx is None:
                 self.check_cc_requirements(cc)
-                ptx = nvvm.compile_ir(self.ir_modules(), capability.arch_name(cc), self.nvvm_options)
+                ptx = nvvm.compile_ir(self.program_modules(), capability.arch_name(cc),
+                                      self.nvvm_options)
                 self._ptx_cache[cc] = ptx
         return ptx
 
@@ -351,8 +394,8 @@ class CUDACodeLibrary(CodeLibrary):
             if data is None:
                 self.check_cc_requirements(cc)
                 data = nvvm.compile_ir(
-                    self.ir_modules(), capability.arch_name(cc), self.nvvm_options, gen_lto=True
-                )
+                    self.program_modules(), capability.arch_name(cc), self.nvvm_options,
+                    gen_lto=True)
                 self._ptx_cache[key] = data
         return data
 

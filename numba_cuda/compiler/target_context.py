@@ -624,8 +624,10 @@ class CUDATargetContext(BaseContext):
         if debug_location is None:
             template = self.kernel_wrapper_template(fndesc.argtypes, fndesc.restype,
                                                     max_registers, report_errors, launch_bounds)
-            library.add_ir_text(kernel_wrapper.module_name(entry_name),
-                                template.render(entry_name, fndesc.llvm_func_name))
+            name = kernel_wrapper.module_name(entry_name)
+            library.add_ir_text(name, template.render(entry_name, fndesc.llvm_func_name))
+            if template.spliceable:
+                library.spliceable_wrappers[name] = fndesc.llvm_func_name
             ll_args = list(template.ll_args)
         else:
             module, ll_args = self.build_kernel_wrapper(
@@ -650,12 +652,14 @@ class CUDATargetContext(BaseContext):
         template = cache.get(key)
         if template is None:
             text = None
+            direct = False
             if self.WRAPPER_PASS_THROUGH and self.WRAPPER_TEXT_DIRECT and not report_errors:
                 ll_args = list(self.get_arg_packer(argtypes).argument_types)
                 text = kernel_wrapper.pass_through_text(
                     ll_args, self.call_conv.get_function_type(restype, argtypes), max_registers,
                     launch_bounds, triple=nvvmir.TRIPLE, data_layout=nvvmir.DATA_LAYOUT,
                     ir_version=nvvm.ir_version())
+                direct = text is not None
             if text is None:
                 module, ll_args = self.build_kernel_wrapper(
                     argtypes, restype, kernel_wrapper.ENTRY, kernel_wrapper.CALLEE, max_registers,
@@ -665,7 +669,7 @@ class CUDATargetContext(BaseContext):
                 # the module is printed: emptied, its reference cycles (globals, blocks, metadata
                 # pointing back at what holds them) no longer leave it to the cyclic collector
                 codelibrary.release_module(module)
-            template = kernel_wrapper.WrapperTemplate(text, ll_args)
+            template = kernel_wrapper.WrapperTemplate(text, ll_args, spliceable=direct)
             if len(cache) >= self.WRAPPER_TEMPLATES_MAX:
                 cache.pop(next(iter(cache)))
             cache[key] = template
