@@ -13,6 +13,7 @@ import pytest
 from numba import cuda, float32, int32, void
 
 from numba_cuda.compiler import api, codelibrary, kernel_wrapper, nvvm
+from numba_cuda.dispatch.registration import ensure_registered
 
 TESTS_ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -31,6 +32,7 @@ def _corpus_kernels():
 
 def _library(fn, sig, **options):
     """The kernel's code library, as ``compile_ptx(fn, sig, cc=(9, 0), **options)`` makes it."""
+    ensure_registered()
     library, _resty, _cc = api._compile_library(
         fn, sig, options.get("debug"), options.get("lineinfo", False), False, False, (9, 0),
         None, "numba", None, "ptx", False, options.get("launch_bounds"))
@@ -180,3 +182,11 @@ def test_int_kernel_with_max_registers_is_spliced():
     assert len(modules) == len(library.ir_modules()) - 1
     assert _ptx(modules, library) == _ptx(library.ir_modules(), library)
     assert ".maxnreg 40" in _ptx(modules, library)
+
+
+def test_numbered_nodes_are_found_at_line_starts_only():
+    text = ('; ModuleID = "m"\n!0 = !{ i32 2, i32 0 }\n  call void @f(), !dbg !7\n'
+            '!nvvmir.version = !{ !0 }\n!12 = !{ !"x" }')
+    assert kernel_wrapper._numbered_nodes(text) == {"0": "!{ i32 2, i32 0 }", "12": '!{ !"x" }'}
+    assert kernel_wrapper._numbered_nodes("!3 = !{ }\n") == {"3": "!{ }"}
+    assert kernel_wrapper._numbered_nodes('; ModuleID = "m"\n') == {}
