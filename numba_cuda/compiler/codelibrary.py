@@ -106,16 +106,12 @@ def release_module(module):
 
 
 def _defines(text, name):
-    """True if module ``text`` has a ``define`` of the function ``name``."""
-    from .kernel_wrapper import global_reference
-
-    needle = f" {global_reference(name)}("
-    at = text.find(needle)
-    while at >= 0:
-        line = text.rfind("\n", 0, at) + 1
-        if text.startswith("define ", line):
+    """True if module ``text`` has a ``define`` of the function ``name`` (the parser behind
+    ``Definitions``, stopping at the first match)."""
+    for start in _line_starts(text, "define "):
+        match = _DEFINE.match(text, start)
+        if match and _strip_quotes(match.group("name")) == name:
             return True
-        at = text.find(needle, at + 1)
     return False
 
 

@@ -2,30 +2,21 @@
 compiled once to NVVM IR, then to PTX for each compute capability the installed libNVVM accepts
 among 7.5, 8.0, 9.0, 10.0, 12.0, and each PTX is fed to the toolkit's ``ptxas``."""
 
-import importlib.util
 import os
-import pathlib
 import re
 import subprocess
 import tempfile
 
 import pytest
 
-TESTS_ROOT = pathlib.Path(__file__).resolve().parents[1]
+from tests.support import corpus
+
 WANTED_CCS = ((7, 5), (8, 0), (9, 0), (10, 0), (12, 0))
 REQUIRED_CCS = ((7, 5), (8, 0), (9, 0))
 
 
 def _load_corpus():
-    entries = []
-    for path in sorted(TESTS_ROOT.rglob("corpus_*.py")):
-        modname = "corpus_" + "_".join(path.relative_to(TESTS_ROOT).with_suffix("").parts)
-        spec = importlib.util.spec_from_file_location(modname, path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        for name, fn, sig, device in module.CORPUS:
-            entries.append(pytest.param(fn, sig, device, id=f"{path.stem}::{name}"))
-    return entries
+    return [pytest.param(fn, sig, device, id=name) for name, fn, sig, device in corpus.entries()]
 
 
 CORPUS = _load_corpus()

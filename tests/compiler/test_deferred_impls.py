@@ -135,16 +135,10 @@ _done(loaded=_loaded(),
 
 def test_corpus_same_ir_and_ptx_as_eager(run_python):
     deferred, eager = _both(run_python, f"""
-import importlib.util, pathlib
 from numba import cuda
-root = pathlib.Path({str(TESTS_ROOT)!r})
-entries = []
-for path in sorted(root.rglob("corpus_*.py")):
-    spec = importlib.util.spec_from_file_location("bench_" + path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    entries += [(f"{{path.stem}}::{{n}}", fn, sig, dev) for n, fn, sig, dev in module.CORPUS]
+sys.path.insert(0, {str(TESTS_ROOT.parent)!r})
+from tests.support import corpus
+entries = corpus.entries("bench")
 failed = []
 for name, fn, sig, dev in entries:
     try:

@@ -5,8 +5,6 @@ one module fewer, the same PTX for every corpus kernel and for the annotations
 the same program (debug info, a wrapper that reports errors, a module with its own
 ``@llvm.used``, ``!nvvm.annotations``, IR version or data layout)."""
 
-import importlib.util
-import pathlib
 import re
 
 import pytest
@@ -14,20 +12,11 @@ from numba import cuda, float32, int32, void
 
 from numba_cuda.compiler import api, codelibrary, kernel_wrapper, nvvm
 from numba_cuda.dispatch.registration import ensure_registered
-
-TESTS_ROOT = pathlib.Path(__file__).resolve().parents[1]
-
+from tests.support import corpus
 
 def _corpus_kernels():
-    params = []
-    for path in sorted(TESTS_ROOT.rglob("corpus_*.py")):
-        modname = "splice_" + "_".join(path.relative_to(TESTS_ROOT).with_suffix("").parts)
-        spec = importlib.util.spec_from_file_location(modname, path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        params += [pytest.param(fn, sig, id=f"{path.stem}::{name}")
-                   for name, fn, sig, device in module.CORPUS if not device]
-    return params
+    return [pytest.param(fn, sig, id=name)
+            for name, fn, sig, device in corpus.entries("splice") if not device]
 
 
 def _library(fn, sig, **options):
