@@ -140,7 +140,11 @@ class CUDALower(Lower):
         # cannot answer.
         singly = None
         if not self.func_ir.func_id.is_generator:
-            singly = local_variables.singly_assigned_variables(self.func_ir.blocks)
+            # without debug information, also the variables read in the blocks their
+            # assignment dominates (debug information describes variables by their slots)
+            across = local_variables.ACROSS_BLOCKS and not (self._disable_sroa_like_opt
+                                                            or self._describes_variables)
+            singly = local_variables.singly_assigned_variables(self.func_ir.blocks, across)
         if singly is None:
             return super()._find_singly_assigned_variable()
         self._singly_assigned_vars = singly
@@ -156,9 +160,21 @@ class CUDALower(Lower):
 
     @functools.cached_property
     def _disable_sroa_like_opt(self):
-        # Numba's property, read for every variable access: the flags do not change while
-        # a function is lowered.
+        # Numba's property (read for every variable access: the flags do not change while a
+        # function is lowered), except with line information alone (``lineinfo=True``:
+        # ``dbg_directives_only``), which describes no variable: its stack slots would only
+        # make a different module for libNVVM to optimise, and lineinfo must not change the code.
+        flags = self.flags
+        if flags is not None and flags.debuginfo and flags.dbg_directives_only:
+            return False
         return Lower._disable_sroa_like_opt.fget(self)
+
+    @functools.cached_property
+    def _describes_variables(self):
+        """True when the debug information describes variables (``debug=True``), by their stack
+        slots."""
+        flags = self.flags
+        return flags is not None and flags.debuginfo and not flags.dbg_directives_only
 
     def lower_inst(self, inst):
         loc = self.loc

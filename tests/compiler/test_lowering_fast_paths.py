@@ -10,7 +10,7 @@ import operator
 
 import pytest
 from numba import int64, types, void
-from numba.core import base, errors, ir, itanium_mangler
+from numba.core import analysis, base, errors, ir, itanium_mangler
 from numba.core.compiler import Flags
 from numba.core.lowering import Lower
 
@@ -19,6 +19,58 @@ from tests.compiler.test_operator_lowering import EXTRA
 from tests.support.lowering_inputs import UNIQUE, nvvm_inputs
 
 CC = (8, 0)
+
+
+def dominated_variables(func_ir):
+    """The variables beside Numba's singly assigned ones that ``CUDALower`` keeps out of stack
+    slots (``local_variables.singly_assigned_variables(..., across_blocks=True)``), found here
+    with Numba's own analyses: assigned by one statement of the function, in a block that
+    does not read them before, dominates (``CFGraph.dominators``) every block reading them
+    (``compute_use_defs``) or deleting them, and precedes each in label order."""
+    blocks = func_ir.blocks
+    assigned = {}
+    for label, block in blocks.items():
+        for stmt in block.find_insts(ir.Assign):
+            assigned.setdefault(stmt.target.name, []).append(label)
+    usedefs = analysis.compute_use_defs(blocks)
+    dominators = analysis.compute_cfg_from_blocks(blocks).dominators()
+    users = {}
+    for label, names in usedefs.usemap.items():
+        for name in names:
+            users.setdefault(name, set()).add(label)
+    for label, block in blocks.items():
+        defined = set()
+        for stmt in block.body:
+            if isinstance(stmt, ir.Del) and stmt.value not in defined:
+                users.setdefault(stmt.value, set()).add(label)
+            elif isinstance(stmt, ir.Assign):
+                defined.add(stmt.target.name)
+    out = set()
+    for name, labels in assigned.items():
+        if len(labels) != 1 or name not in users:
+            continue
+        (label,) = labels
+        if all(user > label and label in dominators.get(user, ()) for user in users[name]):
+            out.add(name)
+    return out
+
+
+def _numbas_find_singly_assigned_variable(self):
+    # Numba's analysis, and the variables CUDALower adds to it (found with Numba's analyses)
+    Lower._find_singly_assigned_variable(self)
+    from numba_cuda.compiler import local_variables
+
+    if local_variables.ACROSS_BLOCKS and not (self._disable_sroa_like_opt
+                                              or self._describes_variables):
+        self._singly_assigned_vars |= dominated_variables(self.func_ir)
+
+
+def _numbas_disable_sroa_like_opt(self):
+    # Numba's property, but for line information alone (see CUDALower._disable_sroa_like_opt)
+    flags = self.flags
+    if flags is not None and flags.debuginfo and flags.dbg_directives_only:
+        return False
+    return Lower._disable_sroa_like_opt.fget(self)
 
 
 def _numbas_lower_inst(self, inst):
@@ -43,8 +95,8 @@ def numbas_methods():
         (lower, "alloca_lltype", Lower.alloca_lltype),
         (lower, "lower_inst", _numbas_lower_inst),
         (lower, "_lower_assignment", Lower.lower_inst),
-        (lower, "_find_singly_assigned_variable", Lower._find_singly_assigned_variable),
-        (lower, "_disable_sroa_like_opt", Lower._disable_sroa_like_opt),
+        (lower, "_find_singly_assigned_variable", _numbas_find_singly_assigned_variable),
+        (lower, "_disable_sroa_like_opt", property(_numbas_disable_sroa_like_opt)),
         (lower, "delvar", Lower.delvar),
         (lower, "lower_assign", Lower.lower_assign),
         (lower, "lower_call", Lower.lower_call),
