@@ -19,8 +19,14 @@ This module imports nothing heavy at start-up; ``numba_cuda`` itself is only
 imported when ``numba.cuda`` is.
 """
 
+import gc
 import os
 import sys
+
+#: How many objects the collector's permanent generation held when Python started, before any
+#: program code could ``gc.freeze()`` its own (CPython 3.12 starts with a few hundred there):
+#: ``numba_cuda.common.collection_pause`` may hand those back to the collector, never a program's.
+STARTUP_FREEZE_COUNT = gc.get_freeze_count()
 
 SOURCE = "numba.cuda"
 TARGET = "numba_cuda"

@@ -22,6 +22,11 @@ collection scans all of them (~80k objects, 7 ms on a first compile) only to pro
 the middle one scans them again.  Cyclic garbage that exists at that moment is collected by the
 next full collection instead of a young one.  Never done while the program holds frozen objects
 of its own (``gc.get_freeze_count()``): ``unfreeze`` would hand them back to the collector.
+CPython 3.12 starts with a few hundred objects of its own frozen; the redirector, imported when
+Python starts, records how many (``_numba_cuda_redirector.STARTUP_FREEZE_COUNT``), and a
+count no larger than that is the interpreter's, not the program's (frozen objects can die, and
+a program's ``gc.freeze()`` adds every object tracked, thousands; without the redirector's
+record, only a count of 0 is).
 
 Only a collector that was on is switched back on: if the program disabled it, it stays off.
 Nested compiles (device functions compiled while a kernel is typed) find it already off and
@@ -50,9 +55,25 @@ def paused():
         gc.enable()
 
 
+#: the permanent generation's size that is the interpreter's own (see the module); None until read
+_interpreters_frozen = None
+
+
+def _frozen_by_the_interpreter():
+    global _interpreters_frozen
+    if _interpreters_frozen is None:
+        redirector = sys.modules.get("_numba_cuda_redirector")
+        count = getattr(redirector, "STARTUP_FREEZE_COUNT", 0)
+        _interpreters_frozen = count if type(count) is int else 0
+    return _interpreters_frozen
+
+
 def promote_long_lived():
     """Move every tracked object into the collector's oldest generation without scanning it
     (see the module); nothing when the program has frozen objects of its own."""
-    if gc.get_freeze_count() == 0:
+    global _interpreters_frozen
+    count = gc.get_freeze_count()
+    if count <= _frozen_by_the_interpreter():
         gc.freeze()
         gc.unfreeze()
+        _interpreters_frozen = 0  # (handed back to the collector with the rest)

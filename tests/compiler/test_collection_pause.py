@@ -183,6 +183,34 @@ def test_a_programs_frozen_objects_stay_frozen(run_python):
     assert out["enabled"], out
 
 
+def test_the_interpreters_own_frozen_objects_do_not_stop_the_promotion(run_python):
+    """CPython 3.12 starts with a few hundred objects of its own frozen: the count the redirector
+    read when Python started (``STARTUP_FREEZE_COUNT``) is the interpreter's, and the first
+    compile still hands what it imported to the oldest generation (on 3.12 it never did: a
+    young, a middle and a full collection landed in the first compile)."""
+    proc = run_python("""
+import gc
+import _numba_cuda_redirector as redirector
+gc.freeze()  # what the interpreter froze before any program code (as CPython 3.12's start-up)
+redirector.STARTUP_FREEZE_COUNT = gc.get_freeze_count()
+FREEZE = False
+""" + FIRST_COMPILE_COLLECTIONS)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out["collections"] == [], out
+    assert out["module_dict_oldest"], out
+    assert out["enabled"] and out["frozen_after"] == 0, out
+
+
+def test_the_redirector_records_the_startup_freeze_count(run_python):
+    proc = run_python("""
+import gc, sys
+print(sys.modules["_numba_cuda_redirector"].STARTUP_FREEZE_COUNT == gc.get_freeze_count())
+""")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["True"]
+
+
 def test_compiles_that_import_nothing_leave_the_generations_alone(cuda):
     """Only a pause during which modules were imported promotes: a compile that imports
     nothing leaves the young objects young (its garbage goes to the next young collection)."""
