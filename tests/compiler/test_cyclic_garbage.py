@@ -64,6 +64,8 @@ def test_interpreter_dispatch_cache_is_dropped_when_interpretation_fails(cuda, c
             assert self.__dict__.get("_handlers")  # (the cache is in use)
             raise RuntimeError("refused")
 
+        op_RETURN_CONST = op_RETURN_VALUE  # Python 3.12+: ``return None``
+
     func_id = bytecode.FunctionIdentity.from_function(grid_kernel)
     interp = Failing(func_id)
     with pytest.raises(RuntimeError, match="refused"):

@@ -68,8 +68,16 @@ with target_override("cuda"):
     cuda_target.target_context.refresh()  # the eager point
 assert not deferred_impls.any_imported()
 tables, unnamed = deferred_impls.describe_registrations()
+def named(spec):
+    try:
+        deferred_impls.resolve(spec)
+    except (LookupError, AttributeError, ImportError):
+        return False
+    return True
+# (a key naming what this NumPy lacks -- numpy.row_stack, gone in 2.5 -- Numba does not register)
 expected = {"MODULES": tuple(sorted(deferred_impls.DEFERRED_MODULES)),
-            "LOWERING": table.LOWERING, "TYPING_KEYS": table.TYPING_KEYS,
+            "LOWERING": table.LOWERING,
+            "TYPING_KEYS": tuple(k for k in table.TYPING_KEYS if named(k)),
             "ATTRIBUTES": table.ATTRIBUTES}
 def norm(name, value):
     if name == "LOWERING":

@@ -91,9 +91,10 @@ def test_compiling_with_the_working_directory_deleted(kernel_module, run_python,
     code = f"""
         import os, sys
         sys.path.insert(0, {str(kernel_module.parent)!r})
-        os.mkdir({str(gone)!r}); os.chdir({str(gone)!r}); os.rmdir({str(gone)!r})
+        # (imported first: NumPy 2.5 on Python 3.13 fails to import without a working directory)
         from numba import cuda
         from numba.core.errors import TypingError
+        os.mkdir({str(gone)!r}); os.chdir({str(gone)!r}); os.rmdir({str(gone)!r})
         import kernel_with_unicode as m
         cuda.compile_ptx(m.kernel, "void(float64[:], float64[:])", cc=(7, 5))
         cuda.compile_ptx(m.kernel, "void(float64[:], float64[:])", cc=(7, 5), lineinfo=True)
