@@ -19,6 +19,7 @@ Functions without a source file on disk (notebook cells, ``exec``) but whose sou
 """
 
 import inspect
+import tokenize
 import os
 import sys
 import tempfile
@@ -110,8 +111,13 @@ class SourceInfo:
                 ) from exc
             return cls(os.path.abspath(filename), text, lineno, interactive=False)
         try:
+            if filename == "<string>":
+                # exec()'d or ``python -c`` code: Python 3.13 keeps the ``-c`` program's text
+                # in linecache under this name, and inspect then answers with those lines for
+                # any function compiled from a string
+                raise OSError("source compiled from a string")
             text = inspect.getsource(py_func).encode("utf-8")
-        except (OSError, TypeError) as exc:
+        except (OSError, TypeError, SyntaxError, UnicodeDecodeError, tokenize.TokenError) as exc:
             raise CacheError(
                 f"cannot cache {py_func.__qualname__!r}: its source ({filename!r}) is neither a "
                 "file on disk nor known to the interpreter (defined with exec?). "

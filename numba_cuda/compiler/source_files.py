@@ -20,6 +20,7 @@ import contextlib
 import inspect
 import os
 import textwrap
+import tokenize
 
 from numba.core import ir
 
@@ -33,7 +34,7 @@ def _function_node(fn):
     try:
         lines, start = inspect.getsourcelines(fn)
         tree = ast.parse(textwrap.dedent("".join(lines)))
-    except (OSError, TypeError, SyntaxError, UnicodeDecodeError):
+    except (OSError, TypeError, SyntaxError, UnicodeDecodeError, tokenize.TokenError):
         return None
     for node in ast.walk(tree):
         if not isinstance(node, ast.FunctionDef) or node.name != code.co_name:

@@ -44,6 +44,7 @@ import inspect
 import itertools
 import sys
 import textwrap
+import tokenize
 import types as pytypes
 
 import numpy as np
@@ -736,7 +737,9 @@ def _find_grid_groups(fdef, resolver):
 def _parse(pyfunc):
     try:
         source = inspect.getsource(pyfunc)
-    except (OSError, TypeError) as exc:
+    except (OSError, TypeError, SyntaxError, UnicodeDecodeError, tokenize.TokenError) as exc:
+        # (Python 3.12+'s tokenizer raises TokenError where the lines found are not the
+        # function's: code compiled with another file's name)
         raise TransformError(f"the source of {pyfunc.__qualname__} is not available ({exc})") from None
     source = textwrap.dedent(source)
     try:
