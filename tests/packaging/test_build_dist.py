@@ -63,7 +63,7 @@ def test_wheel_contents(dist, deps):
     assert pth.strip() == "import _numba_cuda_redirector"
     assert not any(n.startswith(("tests/", "docs/", "recipe/")) for n in names)
     assert re.search(r"^numba-cuda = numba_cuda\.cli:main$", entry_points, re.M)
-    assert "Requires-Python: >=3.10" in metadata
+    assert "Requires-Python: >=3.11" in metadata
     for extra in ("cu12", "cu13", "test", "docs"):
         assert f"Provides-Extra: {extra}" in metadata
 
