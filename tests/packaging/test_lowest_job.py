@@ -67,3 +67,14 @@ def test_ci_runs_the_lowest_versions_job(deps):
     assert re.search(r"^lowest=1$", script, re.M), "the lowest-versions job runs by default"
     assert "scripts/floors.py \"$major\" --check" in script
     assert "--no-build-isolation" in script  # the hatchling floor is the backend actually used
+
+
+def test_ci_runs_the_newest_python_job(deps):
+    """Besides the jobs on the oldest Python (PYTHON), CI runs the interpreter-dependent areas on
+    the newest one; a machine without it reports the job as not run, in the summary."""
+    script = (deps.ROOT / "scripts" / "run-tests").read_text()
+    assert re.search(r"^newest=1$", script, re.M), "the newest-Python job runs by default"
+    assert re.search(r'^NEWEST_PYTHON=\$\{NEWEST_PYTHON:-python3\.1[3-9]\}$', script, re.M)
+    for area in ("tests/compiler", "tests/lang", "tests/simulator", "tests/redirector"):
+        assert area in script.split("NEWEST_TESTS=(", 1)[1].split(")", 1)[0], area
+    assert "newest Python: not run" in script
