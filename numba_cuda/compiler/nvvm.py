@@ -50,7 +50,7 @@ def _load_bindings():
     # then uses the already-loaded library instead of searching on its own.
     toolkit.load_library("nvvm")
     try:
-        from cuda.bindings import nvvm
+        nvvm = toolkit.import_nvvm_bindings()
     except ImportError as exc:  # pragma: no cover - cuda-bindings is a dependency
         raise ToolkitError(
             f"cuda.bindings.nvvm cannot be imported ({exc}); install cuda-bindings "

@@ -5,7 +5,8 @@ first step is "is a library with this soname already loaded in the
 process?".  Loading the discovered file by absolute path (``RTLD_GLOBAL``)
 before the bindings' first call therefore pins the bindings to it.  After
 loading, the library's own version call is checked against the toolkit's
-CUDA major.
+CUDA major.  (cuda-bindings' NVVM layer then finds every function with
+``dlsym(RTLD_DEFAULT, ...)``: ``nvvm_bindings`` imports it without cuda-pathfinder.)
 """
 
 import ctypes
@@ -210,8 +211,9 @@ def _check_loaded_version(tk, comp):
             major, minor = nvjitlink.version()
             comp.loaded_version = f"{major}.{minor}"
         elif name == "nvvm":
-            from cuda.bindings import nvvm
+            from .nvvm_bindings import import_nvvm
 
+            nvvm = import_nvvm()
             major, minor = nvvm.version()
             ir = nvvm.ir_version()
             comp.loaded_version = f"NVVM {major}.{minor} (IR {ir[0]}.{ir[1]})"

@@ -1,0 +1,158 @@
+"""cuda.bindings.nvvm is imported without cuda-pathfinder (``toolkit.nvvm_bindings``): the
+bindings' NVVM layer imports its searcher but finds every function of the libNVVM that
+``load_library`` loaded with RTLD_GLOBAL without calling it.  Each case runs in a fresh
+process, since what matters is what a process imports."""
+
+import ctypes
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from numba_cuda import toolkit
+from numba_cuda.toolkit import nvvm_bindings
+
+
+@pytest.fixture(scope="module")
+def searcher_needed():
+    """True when the bindings' NVVM layer looks up a function this libNVVM does not export
+    (the newer cuda-bindings 12.9 releases ask for nvvmLLVMVersion, which CUDA 12's libNVVM
+    lacks): it then calls its searcher at the first call, and cuda-pathfinder is imported."""
+    path = toolkit.load_library("nvvm")
+    import cuda.bindings._internal.nvvm as layer
+
+    names = [key[2:] for key in layer._inspect_function_pointers()]  # "__nvvmVersion" ...
+    assert "nvvmCompileProgram" in names, names
+    lib = ctypes.CDLL(path)
+    return not all(hasattr(lib, name) for name in names)
+
+_COMPILE = """
+import json, sys
+from numba import cuda, float32, void
+
+def add_one(a, b):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] = b[i] + 1
+
+ptx, _ = cuda.compile_ptx(add_one, void(float32[::1], float32[::1]), cc=(7, 5))
+out = {"kernel": ".entry" in ptx, "pathfinder": "cuda.pathfinder" in sys.modules}
+"""
+
+
+def _run(code, env):
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_a_first_compile_does_not_import_pathfinder(subprocess_env, searcher_needed):
+    out = _run(_COMPILE + """
+import cuda.pathfinder as pf
+out["real_file"] = pf.__file__
+out["real"] = not hasattr(pf, "_numba_cuda_stand_in") and sys.modules["cuda.pathfinder"] is pf
+out["finds"] = callable(pf.find_nvidia_header_directory)
+import cuda
+out["package_attribute"] = getattr(cuda, "pathfinder", None) is pf
+print(json.dumps(out))
+""", subprocess_env)
+    assert out["kernel"]
+    assert out["pathfinder"] is searcher_needed
+    # imported afterwards, the real package, also as the attribute of the cuda package
+    assert out["real"] and out["real_file"].endswith("__init__.py") and out["finds"]
+    assert out["package_attribute"]
+
+
+def test_the_bindings_searcher_is_the_real_one_when_called(subprocess_env, searcher_needed):
+    """The name the NVVM layer bound imports cuda-pathfinder when called and returns its
+    answer (the loaded libNVVM's handle)."""
+    out = _run(_COMPILE + """
+import cuda.bindings._internal.nvvm as layer
+found = layer.load_nvidia_dynamic_lib("nvvm")
+out["handle"] = bool(found._handle_uint)
+out["abs_path"] = found.abs_path
+out["now"] = "cuda.pathfinder" in sys.modules
+out["real"] = not hasattr(sys.modules["cuda.pathfinder"], "_numba_cuda_stand_in")
+from numba_cuda import toolkit
+out["chosen"] = toolkit.get_toolkit().components["nvvm"].path
+print(json.dumps(out))
+""", subprocess_env)
+    assert out["pathfinder"] is searcher_needed
+    assert out["handle"] and out["now"] and out["real"]
+    assert os.path.realpath(out["abs_path"]) == os.path.realpath(out["chosen"])
+
+
+def test_a_copy_loaded_without_rtld_global_is_looked_up_through_pathfinder(subprocess_env,
+                                                                           tmp_path):
+    """Another package loaded its own copy of libNVVM privately (RTLD_LOCAL): numba-cuda adopts
+    it, RTLD_DEFAULT cannot see its functions, and the bindings must search -- through the real
+    cuda-pathfinder, imported at that moment."""
+    out = _run(f"""
+import ctypes, os, shutil, warnings
+warnings.simplefilter("ignore")
+from numba_cuda import toolkit
+chosen = toolkit.get_toolkit().components["nvvm"].path
+copy = os.path.join({str(tmp_path)!r}, os.path.basename(chosen))
+shutil.copyfile(chosen, copy)
+ctypes.CDLL(copy, mode=os.RTLD_LOCAL)
+""" + _COMPILE + """
+out["version"] = list(__import__("cuda.bindings.nvvm", fromlist=["x"]).version())
+out["used"] = toolkit.get_toolkit().components["nvvm"].path
+out["copy"] = copy
+print(json.dumps(out))
+""", subprocess_env)
+    assert out["used"] == out["copy"]  # adopted, not loaded globally by numba-cuda
+    assert out["kernel"] and out["version"][0] >= 2
+    assert out["pathfinder"] is True
+
+
+def test_an_imported_pathfinder_is_left_alone(subprocess_env):
+    out = _run("import cuda.pathfinder as before\n" + _COMPILE + """
+out["same"] = sys.modules["cuda.pathfinder"] is before
+import cuda.bindings._internal.nvvm as layer
+out["bound"] = layer.load_nvidia_dynamic_lib is before.load_nvidia_dynamic_lib
+print(json.dumps(out))
+""", subprocess_env)
+    assert out["kernel"] and out["same"] and out["bound"]
+
+
+def test_the_switch_turns_it_off(subprocess_env):
+    env = dict(subprocess_env, NUMBA_CUDA_DEFER_PATHFINDER="0")
+    out = _run(_COMPILE + "print(json.dumps(out))", env)
+    assert out["kernel"] and out["pathfinder"] is True
+
+
+@pytest.mark.parametrize("value, expected", [("", True), ("1", True), ("0", False),
+                                             ("false", False), (" Off ", False), ("no", False)])
+def test_deferring_reads_the_variable(monkeypatch, value, expected):
+    monkeypatch.setenv("NUMBA_CUDA_DEFER_PATHFINDER", value)
+    assert nvvm_bindings.deferring() is expected
+
+
+def test_the_stand_in_answers_dunder_questions_without_importing(monkeypatch):
+    stand_in = nvvm_bindings._stand_in()
+    imported = []
+    monkeypatch.setattr(nvvm_bindings, "_real_pathfinder", lambda: imported.append(1))
+    assert not hasattr(stand_in, "__file__")
+    assert not hasattr(stand_in, "__path__")
+    assert imported == []
+    assert stand_in.load_nvidia_dynamic_lib is nvvm_bindings.load_nvidia_dynamic_lib
+
+
+def test_the_stand_in_leaves_sys_modules_before_the_real_import(monkeypatch):
+    """_real_pathfinder removes a stand-in still in sys.modules, so the import finds the
+    real package instead of the stand-in again."""
+    import cuda
+    import cuda.pathfinder as real
+
+    monkeypatch.setattr(cuda, "pathfinder", real)  # the re-import below sets it
+    stand_in = nvvm_bindings._stand_in()
+    monkeypatch.setitem(sys.modules, "cuda.pathfinder", stand_in)
+    got = nvvm_bindings._real_pathfinder()
+    assert got is not stand_in and not hasattr(got, nvvm_bindings.STAND_IN_MARK)
+    assert sys.modules["cuda.pathfinder"] is got
+    assert got.load_nvidia_dynamic_lib is real.load_nvidia_dynamic_lib
+    # other names the bindings of another version might import come from the real package
+    assert stand_in.find_nvidia_header_directory is real.find_nvidia_header_directory
