@@ -94,9 +94,10 @@ def load_library(name):
 def import_nvvm_bindings():
     """``cuda.bindings.nvvm``, imported without cuda-pathfinder, which its NVVM layer imports
     but does not call once :func:`load_library` has loaded libNVVM (``nvvm_bindings``)."""
+    from .loading import loaded_handle
     from .nvvm_bindings import import_nvvm
 
-    return import_nvvm()
+    return import_nvvm(loaded_handle("nvvm"))
 
 
 def libdevice_path():

@@ -145,6 +145,17 @@ def load_library(name):
         return path
 
 
+def loaded_handle(name):
+    """``(path, handle)`` of ``name`` if :func:`load_library` loaded it itself (``handle``: the
+    ``dlopen`` handle as an int); None if it did not, or adopted a copy another package
+    loaded.  (No lock: the bindings call it holding their own, which a thread in
+    load_library, holding this module's, may be waiting for.)"""
+    entry = _loaded.get(name)
+    if entry is None or entry[1] is None:
+        return None
+    return entry[0], int(entry[1]._handle)
+
+
 def _preload_nvrtc_builtins(folder, mode):
     """Load NVRTC's builtins library from the same folder, so that NVRTC cannot
     pick another copy from the loader's search path."""
@@ -213,7 +224,7 @@ def _check_loaded_version(tk, comp):
         elif name == "nvvm":
             from .nvvm_bindings import import_nvvm
 
-            nvvm = import_nvvm()
+            nvvm = import_nvvm(loaded_handle("nvvm"))
             major, minor = nvvm.version()
             ir = nvvm.ir_version()
             comp.loaded_version = f"NVVM {major}.{minor} (IR {ir[0]}.{ir[1]})"

@@ -8,10 +8,13 @@ function is found that way and the searcher is never called: importing cuda-path
 modules, 30-40 ms, most of a first compile's share of cuda-bindings) only binds a name.
 
 :func:`import_nvvm` therefore imports the NVVM layer while a stand-in module holds
-``cuda.pathfinder``'s place in ``sys.modules``.  Its ``load_nvidia_dynamic_lib``, and any
-other name asked of it, imports the real cuda-pathfinder and answers from it, so a libNVVM
-the bindings must look up themselves (another copy already loaded without ``RTLD_GLOBAL``,
-Windows, which has no ``RTLD_DEFAULT``) is found exactly as before.  The stand-in leaves
+``cuda.pathfinder``'s place in ``sys.modules``.  Its ``load_nvidia_dynamic_lib`` answers for
+the libNVVM ``load_library`` loaded with that library's handle (the bindings ask when they
+look up a function it does not export: CUDA 12's libNVVM and the newer cuda-bindings 12.9
+releases, which look up ``nvvmLLVMVersion``); for anything else, and for any other name asked
+of the stand-in, it imports the real cuda-pathfinder and answers from it, so a libNVVM the
+bindings must find themselves (another copy already loaded without ``RTLD_GLOBAL``, which
+``load_library`` adopts without a handle of its own) is found exactly as before.  The stand-in leaves
 ``sys.modules`` as soon as the import is done: a later ``import cuda.pathfinder`` gets the
 real package.  Nothing is deferred when cuda-pathfinder is already imported, or with
 ``NUMBA_CUDA_DEFER_PATHFINDER=0``.
@@ -38,9 +41,42 @@ def _real_pathfinder():
     return importlib.import_module(PATHFINDER)
 
 
+#: The libraries the stand-in's searcher answered from ``load_library``'s own handle, in order.
+answered = []
+
+#: ``{name: (path, handle)}``: what :func:`import_nvvm` was told ``load_library`` loaded.
+_loaded_by_us = {}
+
+
+class LoadedLibrary:
+    """The searcher's answer (cuda-pathfinder's ``LoadedDL``) for a library ``load_library``
+    loaded: its path and the handle the bindings read (``_handle_uint``).  Any other field is
+    cuda-pathfinder's own answer for the library, asked for then."""
+
+    def __init__(self, libname, path, handle):
+        self._libname = libname
+        self.abs_path = path
+        self._handle_uint = handle
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(_real_pathfinder().load_nvidia_dynamic_lib(self._libname), name)
+
+    def __repr__(self):
+        return f"LoadedLibrary({self._libname!r}, {self.abs_path!r}, handle={self._handle_uint:#x})"
+
+
 def load_nvidia_dynamic_lib(libname):
-    """What the stand-in gives the bindings: cuda-pathfinder's own search, imported when the
-    bindings need it."""
+    """What the stand-in gives the bindings.  For a library that ``load_library`` loaded, its
+    handle: the bindings ask only for a function ``dlsym(RTLD_DEFAULT)`` did not find, which
+    is a function that library does not have (CUDA 12's libNVVM lacks ``nvvmLLVMVersion``, which
+    the newer cuda-bindings 12.9 releases look up), and pathfinder would find the same library
+    (it is loaded).  Otherwise cuda-pathfinder's own search, imported now."""
+    got = _loaded_by_us.get(libname)
+    if got is not None:
+        answered.append(libname)
+        return LoadedLibrary(libname, *got)
     return _real_pathfinder().load_nvidia_dynamic_lib(libname)
 
 
@@ -67,9 +103,15 @@ def deferring():
     return value not in ("0", "false", "no", "off")
 
 
-def import_nvvm():
+def import_nvvm(loaded=None):
     """``cuda.bindings.nvvm``, imported (once) with cuda-pathfinder's import deferred until the
-    bindings call it.  Call it after ``load_library("nvvm")`` has loaded libNVVM."""
+    bindings call it.  ``loaded``: ``(path, handle)`` of the libNVVM ``load_library`` loaded
+    (``loading.loaded_handle("nvvm")``), None if it adopted another package's copy; the
+    stand-in's searcher answers with it."""
+    if loaded is not None:
+        _loaded_by_us["nvvm"] = loaded
+    else:
+        _loaded_by_us.pop("nvvm", None)
     module = sys.modules.get("cuda.bindings.nvvm")
     if module is not None:
         return module

@@ -19,7 +19,7 @@ from numba_cuda.toolkit import nvvm_bindings
 def searcher_needed():
     """True when the bindings' NVVM layer looks up a function this libNVVM does not export
     (the newer cuda-bindings 12.9 releases ask for nvvmLLVMVersion, which CUDA 12's libNVVM
-    lacks): it then calls its searcher at the first call, and cuda-pathfinder is imported."""
+    lacks): it then calls its searcher at the first call, which the stand-in answers."""
     path = toolkit.load_library("nvvm")
     import cuda.bindings._internal.nvvm as layer
 
@@ -50,6 +50,8 @@ def _run(code, env):
 
 def test_a_first_compile_does_not_import_pathfinder(subprocess_env, searcher_needed):
     out = _run(_COMPILE + """
+from numba_cuda.toolkit import nvvm_bindings
+out["answered"] = nvvm_bindings.answered
 import cuda.pathfinder as pf
 out["real_file"] = pf.__file__
 out["real"] = not hasattr(pf, "_numba_cuda_stand_in") and sys.modules["cuda.pathfinder"] is pf
@@ -59,29 +61,43 @@ out["package_attribute"] = getattr(cuda, "pathfinder", None) is pf
 print(json.dumps(out))
 """, subprocess_env)
     assert out["kernel"]
-    assert out["pathfinder"] is searcher_needed
+    assert out["pathfinder"] is False
+    # the bindings asked the searcher (for what they did not find) exactly when expected
+    assert out["answered"] == (["nvvm"] if searcher_needed else [])
     # imported afterwards, the real package, also as the attribute of the cuda package
     assert out["real"] and out["real_file"].endswith("__init__.py") and out["finds"]
     assert out["package_attribute"]
 
 
-def test_the_bindings_searcher_is_the_real_one_when_called(subprocess_env, searcher_needed):
-    """The name the NVVM layer bound imports cuda-pathfinder when called and returns its
-    answer (the loaded libNVVM's handle)."""
+def test_the_bindings_searcher_answers_with_the_loaded_library(subprocess_env):
+    """The name the NVVM layer bound answers with the handle of the libNVVM load_library
+    loaded, without importing cuda-pathfinder; any other field of the answer is
+    cuda-pathfinder's own (imported then), for the same library."""
     out = _run(_COMPILE + """
+import ctypes
 import cuda.bindings._internal.nvvm as layer
-found = layer.load_nvidia_dynamic_lib("nvvm")
-out["handle"] = bool(found._handle_uint)
-out["abs_path"] = found.abs_path
-out["now"] = "cuda.pathfinder" in sys.modules
-out["real"] = not hasattr(sys.modules["cuda.pathfinder"], "_numba_cuda_stand_in")
 from numba_cuda import toolkit
+from numba_cuda.toolkit import loading
+found = layer.load_nvidia_dynamic_lib("nvvm")
+out["handle"] = found._handle_uint
+out["ours"] = loading._loaded["nvvm"][1]._handle
+out["abs_path"] = found.abs_path
 out["chosen"] = toolkit.get_toolkit().components["nvvm"].path
+out["before"] = "cuda.pathfinder" in sys.modules
+out["found_via"] = found.found_via            # not ours: cuda-pathfinder answers it
+out["after"] = "cuda.pathfinder" in sys.modules
+real = sys.modules["cuda.pathfinder"].load_nvidia_dynamic_lib("nvvm")
+out["real_path"] = real.abs_path
+out["real_handle"] = real._handle_uint
 print(json.dumps(out))
 """, subprocess_env)
-    assert out["pathfinder"] is searcher_needed
-    assert out["handle"] and out["now"] and out["real"]
-    assert os.path.realpath(out["abs_path"]) == os.path.realpath(out["chosen"])
+    assert out["handle"] == out["ours"] and out["handle"]
+    assert out["abs_path"] == out["chosen"]
+    assert out["before"] is False and out["after"] is True
+    assert isinstance(out["found_via"], str)
+    # cuda-pathfinder itself finds the very library (already loaded) behind the same handle
+    assert os.path.realpath(out["real_path"]) == os.path.realpath(out["chosen"])
+    assert out["real_handle"] == out["handle"]
 
 
 def test_a_copy_loaded_without_rtld_global_is_looked_up_through_pathfinder(subprocess_env,
@@ -105,7 +121,7 @@ print(json.dumps(out))
 """, subprocess_env)
     assert out["used"] == out["copy"]  # adopted, not loaded globally by numba-cuda
     assert out["kernel"] and out["version"][0] >= 2
-    assert out["pathfinder"] is True
+    assert out["pathfinder"] is True  # no handle of numba-cuda's: pathfinder's search
 
 
 def test_an_imported_pathfinder_is_left_alone(subprocess_env):
@@ -124,6 +140,20 @@ def test_the_switch_turns_it_off(subprocess_env):
     assert out["kernel"] and out["pathfinder"] is True
 
 
+def test_loaded_handle_is_for_libraries_load_library_loaded(monkeypatch):
+    from numba_cuda.toolkit import loading
+
+    monkeypatch.setattr(loading, "_loaded", {"nvvm": ("/a/libnvvm.so.4", None)})
+    assert loading.loaded_handle("nvvm") is None  # adopted: another package's copy
+    assert loading.loaded_handle("nvrtc") is None
+
+    class Handle:
+        _handle = 0xABC
+
+    loading._loaded["nvvm"] = ("/a/libnvvm.so.4", Handle())
+    assert loading.loaded_handle("nvvm") == ("/a/libnvvm.so.4", 0xABC)
+
+
 @pytest.mark.parametrize("value, expected", [("", True), ("1", True), ("0", False),
                                              ("false", False), (" Off ", False), ("no", False)])
 def test_deferring_reads_the_variable(monkeypatch, value, expected):
@@ -137,6 +167,8 @@ def test_the_stand_in_answers_dunder_questions_without_importing(monkeypatch):
     monkeypatch.setattr(nvvm_bindings, "_real_pathfinder", lambda: imported.append(1))
     assert not hasattr(stand_in, "__file__")
     assert not hasattr(stand_in, "__path__")
+    loaded = nvvm_bindings.LoadedLibrary("nvvm", "/x/libnvvm.so.4", 0x1234)
+    assert not hasattr(loaded, "__wrapped__") and "0x1234" in repr(loaded)
     assert imported == []
     assert stand_in.load_nvidia_dynamic_lib is nvvm_bindings.load_nvidia_dynamic_lib
 
