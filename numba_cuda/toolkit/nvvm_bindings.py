@@ -23,6 +23,7 @@ real package.  Nothing is deferred when cuda-pathfinder is already imported, or 
 import importlib
 import os
 import sys
+import threading
 import types
 
 PATHFINDER = "cuda.pathfinder"
@@ -80,19 +81,26 @@ def load_nvidia_dynamic_lib(libname):
     return _real_pathfinder().load_nvidia_dynamic_lib(libname)
 
 
-def _stand_in_attribute(name):
-    # the module's __getattr__ (PEP 562): a name the bindings of another version might import
-    if name.startswith("__"):  # hasattr(module, "__file__") and the like: no import for those
-        raise AttributeError(name)
-    return getattr(_real_pathfinder(), name)
-
-
 def _stand_in():
+    """A module for ``cuda.pathfinder``'s place in ``sys.modules`` while this thread imports the
+    bindings' NVVM layer: ``load_nvidia_dynamic_lib`` (above), and for any other name the real
+    package's, imported then (a name the bindings of another version import; ``__version__``
+    ... if another thread imports cuda.pathfinder meanwhile).  It is not a package for this
+    thread (no ``__path__``: the import of the layer asks, to look for submodules named in its
+    ``from cuda.pathfinder import ...``); for another thread ``__path__`` is the real package's,
+    so that a submodule import meanwhile works."""
+    importer = threading.get_ident()
+
+    def __getattr__(name):  # PEP 562: only names the module lacks
+        if name == "__path__" and threading.get_ident() == importer:
+            raise AttributeError(name)
+        return getattr(_real_pathfinder(), name)
+
     module = types.ModuleType(PATHFINDER, "numba-cuda's stand-in for cuda.pathfinder while "
                                           "cuda.bindings.nvvm is imported (see "
                                           "numba_cuda.toolkit.nvvm_bindings)")
     module.load_nvidia_dynamic_lib = load_nvidia_dynamic_lib
-    module.__getattr__ = _stand_in_attribute
+    module.__getattr__ = __getattr__
     setattr(module, STAND_IN_MARK, True)
     return module
 

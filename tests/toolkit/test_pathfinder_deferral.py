@@ -161,16 +161,39 @@ def test_deferring_reads_the_variable(monkeypatch, value, expected):
     assert nvvm_bindings.deferring() is expected
 
 
-def test_the_stand_in_answers_dunder_questions_without_importing(monkeypatch):
-    stand_in = nvvm_bindings._stand_in()
+def test_the_searchers_answer_refuses_protocol_questions(monkeypatch):
     imported = []
     monkeypatch.setattr(nvvm_bindings, "_real_pathfinder", lambda: imported.append(1))
-    assert not hasattr(stand_in, "__file__")
-    assert not hasattr(stand_in, "__path__")
     loaded = nvvm_bindings.LoadedLibrary("nvvm", "/x/libnvvm.so.4", 0x1234)
-    assert not hasattr(loaded, "__wrapped__") and "0x1234" in repr(loaded)
+    assert not hasattr(loaded, "__wrapped__") and not hasattr(loaded, "__dataclass_fields__")
+    assert "0x1234" in repr(loaded) and loaded._handle_uint == 0x1234
     assert imported == []
-    assert stand_in.load_nvidia_dynamic_lib is nvvm_bindings.load_nvidia_dynamic_lib
+    assert nvvm_bindings._stand_in().load_nvidia_dynamic_lib is nvvm_bindings.load_nvidia_dynamic_lib
+
+
+def test_a_submodule_import_meanwhile_gets_the_real_package(subprocess_env):
+    """Another thread importing a cuda.pathfinder submodule while the stand-in is in
+    sys.modules: the import asks the stand-in for ``__path__``, which brings the real package
+    (for the thread importing the bindings the stand-in is no package: no ``__path__``)."""
+    out = _run("""
+import json, sys, threading
+from numba_cuda.toolkit import nvvm_bindings
+sys.modules["cuda.pathfinder"] = stand_in = nvvm_bindings._stand_in()
+out = {"own_thread_path": hasattr(stand_in, "__path__"),
+       "still_stand_in": sys.modules["cuda.pathfinder"] is stand_in}
+def other():
+    import cuda.pathfinder._dynamic_libs.load_dl_common as sub
+    out["sub"] = sub.__name__
+thread = threading.Thread(target=other)
+thread.start()
+thread.join()
+real = sys.modules["cuda.pathfinder"]
+out["real"] = real is not stand_in and not hasattr(real, "_numba_cuda_stand_in")
+out["version"] = stand_in.__version__ == real.__version__
+print(json.dumps(out))
+""", subprocess_env)
+    assert out == {"own_thread_path": False, "still_stand_in": True, "real": True,
+                   "sub": "cuda.pathfinder._dynamic_libs.load_dl_common", "version": True}
 
 
 def test_the_stand_in_leaves_sys_modules_before_the_real_import(monkeypatch):
