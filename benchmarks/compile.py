@@ -20,9 +20,9 @@ instead.  Measured in fresh processes, for each side:
 * the first ``compile_ptx`` of a small kernel (import excluded, median of ``--repeat``), and
   beside it what importing ``cuda.bindings.nvvm`` the bindings' own way (with
   ``cuda.pathfinder``, whose import this package defers: ``toolkit.nvvm_bindings``) and loading
-  libNVVM take, against the first-compile target's budget (the reference does that at ``from numba import cuda``, this
-  package at its first compile: the sum of the two medians, import + first compile, is shown
-  too);
+  libNVVM take, against the first-compile target's budget (the reference does that at ``from
+  numba import cuda``, this package at its first compile: the sum of the two medians, import +
+  first compile, is shown too);
 * the total compile time of the test corpus (every ``tests/**/corpus_*.py`` entry, sm_90; median
   of ``--repeat`` processes), compared over the entries *both* sides compile (the reference
   cannot compile some without a driver);

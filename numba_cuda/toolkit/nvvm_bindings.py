@@ -14,9 +14,9 @@ look up a function it does not export: CUDA 12's libNVVM and the newer cuda-bind
 releases, which look up ``nvvmLLVMVersion``); for anything else, and for any other name asked
 of the stand-in, it imports the real cuda-pathfinder and answers from it, so a libNVVM the
 bindings must find themselves (another copy already loaded without ``RTLD_GLOBAL``, which
-``load_library`` adopts without a handle of its own) is found exactly as before.  The stand-in leaves
-``sys.modules`` as soon as the import is done: a later ``import cuda.pathfinder`` gets the
-real package.  Nothing is deferred when cuda-pathfinder is already imported, or with
+``load_library`` adopts without a handle of its own) is found exactly as before.  The stand-in
+leaves ``sys.modules`` as soon as the import is done: a later ``import cuda.pathfinder`` gets
+the real package.  Nothing is deferred when cuda-pathfinder is already imported, or with
 ``NUMBA_CUDA_DEFER_PATHFINDER=0``.
 """
 

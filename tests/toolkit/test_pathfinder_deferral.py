@@ -168,7 +168,8 @@ def test_the_searchers_answer_refuses_protocol_questions(monkeypatch):
     assert not hasattr(loaded, "__wrapped__") and not hasattr(loaded, "__dataclass_fields__")
     assert "0x1234" in repr(loaded) and loaded._handle_uint == 0x1234
     assert imported == []
-    assert nvvm_bindings._stand_in().load_nvidia_dynamic_lib is nvvm_bindings.load_nvidia_dynamic_lib
+    stand_in = nvvm_bindings._stand_in()
+    assert stand_in.load_nvidia_dynamic_lib is nvvm_bindings.load_nvidia_dynamic_lib
 
 
 def test_a_submodule_import_meanwhile_gets_the_real_package(subprocess_env):
