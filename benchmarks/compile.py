@@ -260,7 +260,7 @@ print(json.dumps([m for m, module in list(sys.modules.items())
 # there), each group timed; then the same first compile with nothing left to import, and a
 # second kernel of the same shape.
 FIRST_AFTER_IMPORTS_SNIPPET = """
-import gc, json, sys, time
+import contextlib, gc, json, sys, time
 from numba import cuda, float32, void
 
 # A package that imports cuda.bindings.nvvm without cuda-pathfinder (this one: the first compile
@@ -268,26 +268,23 @@ from numba import cuda, float32, void
 # by one would import cuda-pathfinder with them (numba_cuda.toolkit is imported for that before
 # the groups are timed: about a millisecond less in the package's own group)
 try:
-    from numba_cuda.toolkit.nvvm_bindings import _stand_in as pathfinder_stand_in
+    from numba_cuda.toolkit.nvvm_bindings import pathfinder_deferred
 except ImportError:
-    pathfinder_stand_in = None
+    pathfinder_deferred = None
 
 groups, failed = [], 0
 gc.disable()  # the imports' own work, not the collections that happen to land in one group
 for names in json.loads(sys.argv[1]):
-    stand_in = None
-    if (pathfinder_stand_in is not None and "cuda.bindings.nvvm" in names
-            and "cuda.pathfinder" not in names and "cuda.pathfinder" not in sys.modules):
-        stand_in = sys.modules["cuda.pathfinder"] = pathfinder_stand_in()
-    t0 = time.perf_counter()
-    for name in names:
-        try:
-            __import__(name)
-        except Exception:
-            failed += 1
-    groups.append(time.perf_counter() - t0)
-    if stand_in is not None and sys.modules.get("cuda.pathfinder") is stand_in:
-        del sys.modules["cuda.pathfinder"]
+    defer = (pathfinder_deferred is not None and "cuda.bindings.nvvm" in names
+             and "cuda.pathfinder" not in names)
+    with pathfinder_deferred() if defer else contextlib.nullcontext():
+        t0 = time.perf_counter()
+        for name in names:
+            try:
+                __import__(name)
+            except Exception:
+                failed += 1
+        groups.append(time.perf_counter() - t0)
 gc.enable()
 
 # <FIRST_KERNEL>

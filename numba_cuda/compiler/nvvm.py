@@ -48,9 +48,11 @@ def _load_bindings():
 
     # dlopen the chosen libnvvm by absolute path first: cuda-bindings (through cuda-pathfinder)
     # then uses the already-loaded library instead of searching on its own.
+    # (load_library has also imported cuda.bindings.nvvm, without cuda-pathfinder, to check the
+    # library's version: toolkit.nvvm_bindings)
     toolkit.load_library("nvvm")
     try:
-        nvvm = toolkit.import_nvvm_bindings()
+        from cuda.bindings import nvvm
     except ImportError as exc:  # pragma: no cover - cuda-bindings is a dependency
         raise ToolkitError(
             f"cuda.bindings.nvvm cannot be imported ({exc}); install cuda-bindings "

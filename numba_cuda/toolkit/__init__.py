@@ -91,15 +91,6 @@ def load_library(name):
     return _load(name)
 
 
-def import_nvvm_bindings():
-    """``cuda.bindings.nvvm``, imported without cuda-pathfinder, which its NVVM layer imports
-    but does not call once :func:`load_library` has loaded libNVVM (``nvvm_bindings``)."""
-    from .loading import loaded_handle
-    from .nvvm_bindings import import_nvvm
-
-    return import_nvvm(loaded_handle("nvvm"))
-
-
 def libdevice_path():
     """Absolute path of ``libdevice.10.bc``, checked to be LLVM bitcode that is not
     truncated (libNVVM aborts the process on a damaged one); raises ToolkitError."""

@@ -20,11 +20,13 @@ the real package.  Nothing is deferred when cuda-pathfinder is already imported,
 ``NUMBA_CUDA_DEFER_PATHFINDER=0``.
 """
 
+import contextlib
 import importlib
-import os
 import sys
 import threading
 import types
+
+from ..common.env_flags import env_flag
 
 PATHFINDER = "cuda.pathfinder"
 
@@ -32,13 +34,18 @@ PATHFINDER = "cuda.pathfinder"
 STAND_IN_MARK = "_numba_cuda_stand_in"
 
 
+def _leave(stand_in):
+    """Take ``stand_in`` out of ``sys.modules`` if it still holds cuda.pathfinder's place."""
+    if sys.modules.get(PATHFINDER) is stand_in:
+        sys.modules.pop(PATHFINDER, None)
+
+
 def _real_pathfinder():
     """The real cuda-pathfinder, imported now if it is not yet (the stand-in, if still in
     ``sys.modules``, leaves it first: the import would find it there)."""
     current = sys.modules.get(PATHFINDER)
-    if current is not None and getattr(current, STAND_IN_MARK, False):
-        if sys.modules.get(PATHFINDER) is current:
-            sys.modules.pop(PATHFINDER, None)
+    if getattr(current, STAND_IN_MARK, False):
+        _leave(current)
     return importlib.import_module(PATHFINDER)
 
 
@@ -106,9 +113,24 @@ def _stand_in():
 
 
 def deferring():
-    """True unless ``NUMBA_CUDA_DEFER_PATHFINDER`` is ``0`` (or ``false``, ``no``, ``off``)."""
-    value = os.environ.get("NUMBA_CUDA_DEFER_PATHFINDER", "").strip().lower()
-    return value not in ("0", "false", "no", "off")
+    """``NUMBA_CUDA_DEFER_PATHFINDER``, on by default (``common.env_flags``' rule)."""
+    return env_flag("NUMBA_CUDA_DEFER_PATHFINDER", default=True)
+
+
+@contextlib.contextmanager
+def pathfinder_deferred():
+    """While the block runs, the stand-in holds ``cuda.pathfinder``'s place in ``sys.modules``
+    (and leaves it afterwards), unless cuda-pathfinder is already imported or
+    :func:`deferring` is off.  Yields whether it does."""
+    if PATHFINDER in sys.modules or not deferring():
+        yield False
+        return
+    stand_in = _stand_in()
+    sys.modules[PATHFINDER] = stand_in
+    try:
+        yield True
+    finally:
+        _leave(stand_in)
 
 
 def import_nvvm(loaded=None):
@@ -123,15 +145,6 @@ def import_nvvm(loaded=None):
     module = sys.modules.get("cuda.bindings.nvvm")
     if module is not None:
         return module
-    if PATHFINDER in sys.modules or not deferring():
+    with pathfinder_deferred():
         from cuda.bindings import nvvm
-
-        return nvvm
-    stand_in = _stand_in()
-    sys.modules[PATHFINDER] = stand_in
-    try:
-        from cuda.bindings import nvvm
-    finally:
-        if sys.modules.get(PATHFINDER) is stand_in:
-            sys.modules.pop(PATHFINDER, None)
     return nvvm
