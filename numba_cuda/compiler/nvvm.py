@@ -46,10 +46,10 @@ def bindings():
 def _load_bindings():
     from .. import toolkit
 
-    # dlopen the chosen libnvvm by absolute path first: cuda-bindings (through cuda-pathfinder)
-    # then uses the already-loaded library instead of searching on its own.
-    # (load_library has also imported cuda.bindings.nvvm, without cuda-pathfinder, to check the
-    # library's version: toolkit.nvvm_bindings)
+    # dlopen the chosen libnvvm by absolute path first (RTLD_GLOBAL): cuda-bindings finds its
+    # functions there with dlsym instead of searching for a library on its own.  (load_library
+    # has also imported cuda.bindings.nvvm, without cuda-pathfinder, to check the library's
+    # version: toolkit.nvvm_bindings)
     toolkit.load_library("nvvm")
     try:
         from cuda.bindings import nvvm
