@@ -81,7 +81,9 @@ def measure(python, repeat):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--python", default=sys.executable)
+    # (absolute: the measured processes run in the temporary directory; not resolved, a venv's
+    # python being a symlink to its base interpreter)
+    parser.add_argument("--python", type=os.path.abspath, default=sys.executable)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--json")
     args = parser.parse_args(argv)

@@ -619,9 +619,12 @@ def ratio(a, b):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--ours", help="interpreter to measure for this package (default: the "
+    # (paths made absolute: the measured processes run in the temporary directory; not
+    # resolved, a venv's python being a symlink to its base interpreter)
+    parser.add_argument("--ours", type=os.path.abspath,
+                        help="interpreter to measure for this package (default: the "
                         "mirror venv benchmarks/.venv-ours, created and refreshed here)")
-    parser.add_argument("--ref-venv", default=str(DEFAULT_REF))
+    parser.add_argument("--ref-venv", type=os.path.abspath, default=str(DEFAULT_REF))
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--setup-only", action="store_true")
     parser.add_argument("--json", help="also write the raw results to this file")

@@ -21,7 +21,8 @@ def run_child(script, impl, reference=None, extra=(), timeout=300):
     cmd = [sys.executable]
     cwd = os.path.dirname(os.path.abspath(script))
     if impl == "reference":
-        env["PYTHONPATH"] = os.pathsep.join([reference] + site.getsitepackages())
+        # (absolute: the child runs in /, where a folder relative to the caller's names nothing)
+        env["PYTHONPATH"] = os.pathsep.join([os.path.abspath(reference)] + site.getsitepackages())
         cmd.append("-S")
         cwd = "/"
     cmd += [os.path.abspath(script), "--child", impl, *extra]

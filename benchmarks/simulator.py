@@ -211,14 +211,17 @@ def which_numba_cuda(python):
     return out.stdout.strip()
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--ours", default=sys.executable, help="python of a venv with this package")
-    parser.add_argument("--ref-venv", default=str(HERE / ".ref-venv"))
+    # (paths made absolute: the workers run in a temporary directory; not resolved, a venv's
+    # python being a symlink to its base interpreter)
+    parser.add_argument("--ours", type=os.path.abspath, default=sys.executable,
+                        help="python of a venv with this package")
+    parser.add_argument("--ref-venv", type=os.path.abspath, default=str(HERE / ".ref-venv"))
     parser.add_argument("--sanitizer", action="store_true",
                         help="the cost of NUMBA_CUDASIM_SANITIZE=all instead (no reference)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.sanitizer:
         return sanitizer_cost(args)
 
