@@ -2,7 +2,6 @@
 (in the simulator, everywhere) and assemble for the GPU, the peak formula, and the script skipping
 with a reason without a GPU; on a GPU it runs and every kernel's answer is checked."""
 
-import importlib.util
 import json
 import pathlib
 import subprocess
@@ -10,15 +9,13 @@ import sys
 
 import pytest
 
+from tests.support.script_modules import load_script
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def load_benchmark():
-    spec = importlib.util.spec_from_file_location("bandwidth_benchmark",
-                                                  ROOT / "benchmarks" / "bandwidth.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("benchmarks/bandwidth.py", "bandwidth_benchmark")
 
 
 def test_every_kernel_of_the_set_is_right_in_the_simulator():

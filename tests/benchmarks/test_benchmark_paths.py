@@ -4,20 +4,18 @@ relative path would name nothing.  Each is made absolute when parsed, without fo
 symlinks (a venv's ``python`` links to its base interpreter, which has none of the venv's
 packages)."""
 
-import importlib.util
 import os
 import pathlib
 
 import pytest
 
+from tests.support.script_modules import load_script
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def _load(name):
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / "benchmarks" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(f"benchmarks/{name}.py", f"bench_{name}")
 
 
 class Seen(Exception):
@@ -79,7 +77,6 @@ def test_simulator_benchmark_paths_are_absolute(elsewhere, monkeypatch):
 def test_reference_folder_reaches_the_child_as_an_absolute_path(elsewhere, monkeypatch):
     import subprocess
 
-    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
     implementations = _load("implementations")
     calls = []
 

@@ -1,19 +1,17 @@
 """The compile benchmark's measuring snippets, run against this package (the reference venv and
 the timings themselves are for ``python benchmarks/compile.py`` only)."""
 
-import importlib.util
 import json
 import pathlib
 import sys
+
+from tests.support.script_modules import load_script
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def load_benchmark():
-    spec = importlib.util.spec_from_file_location("compile_benchmark", ROOT / "benchmarks" / "compile.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("benchmarks/compile.py", "compile_benchmark")
 
 
 def test_corpus_snippet_compiles_every_entry(tmp_path):
@@ -91,9 +89,7 @@ def test_launch_benchmark_runs_on_the_fake_driver(tmp_path):
 
 
 def test_warm_cache_process_runs_neither_front_end_nor_libnvvm(tmp_path):
-    spec = importlib.util.spec_from_file_location("cache_benchmark", ROOT / "benchmarks" / "cache.py")
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = load_script("benchmarks/cache.py", "cache_benchmark")
     cold = bench.run_once(sys.executable, tmp_path)
     warm = bench.run_once(sys.executable, tmp_path)
     assert cold["ready"] >= 40

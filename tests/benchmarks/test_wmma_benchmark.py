@@ -2,7 +2,6 @@
 simulator, everywhere), it skips with a reason without a GPU, and on a GPU it measures the
 wmma kernel against CuPy's matmul (cuBLAS)."""
 
-import importlib.util
 import pathlib
 import subprocess
 import sys
@@ -10,14 +9,13 @@ import sys
 import numpy as np
 import pytest
 
+from tests.support.script_modules import load_script
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def load_benchmark():
-    spec = importlib.util.spec_from_file_location("wmma_benchmark", ROOT / "benchmarks" / "wmma.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("benchmarks/wmma.py", "wmma_benchmark")
 
 
 def test_the_benchmark_kernel_computes_the_product_in_the_simulator():

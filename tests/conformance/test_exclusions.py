@@ -1,23 +1,17 @@
 """scripts/conformance-exclusions.txt: every line has a reason, and the list stays under 5% of
 Numba's suite (counted generously: a whole file for a module or class entry)."""
 
-import importlib.machinery
-import importlib.util
 import os
 import re
 from pathlib import Path
 
 import numba
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.support.script_modules import load_script
 
 
 def _runner():
-    loader = importlib.machinery.SourceFileLoader("conformance_runner", str(REPO / "scripts" / "conformance"))
-    spec = importlib.util.spec_from_loader("conformance_runner", loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
+    return load_script("scripts/conformance", "conformance_runner")
 
 
 def test_every_exclusion_has_a_reason_and_names_something_that_exists():

@@ -3,8 +3,6 @@ directory: its child processes run in the work directory, where a relative path 
 nothing (a relative ``--python`` used to end in a ``FileNotFoundError`` traceback once the
 first suite started)."""
 
-import importlib.machinery
-import importlib.util
 import os
 import subprocess
 import sys
@@ -12,16 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.script_modules import load_script
+
 REPO = Path(__file__).resolve().parents[2]
 RUNNER = REPO / "scripts" / "conformance"
 
 
 def _runner_module():
-    loader = importlib.machinery.SourceFileLoader("conformance_runner", str(RUNNER))
-    spec = importlib.util.spec_from_loader(loader.name, loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
+    return load_script("scripts/conformance", "conformance_runner")
 
 
 def test_relative_python_becomes_absolute_without_following_the_venv_symlink(tmp_path,
